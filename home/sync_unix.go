@@ -1,0 +1,5 @@
+//go:build !windows
+
+package home
+
+func syncUnsupported(error) bool { return false }

@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// ErrFrame is wrapped by every error that says a frame was bad (as opposed to the
+// connection failing), so a server can answer bad_frame before it closes.
+var ErrFrame = errors.New("bad frame")
+
+// Reader reads frames from a stream.
+type Reader struct {
+	br *bufio.Reader
+}
+
+// NewReader reads frames from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// ReadLine returns the next frame's bytes without its newline. It never holds
+// more than MaxFrame bytes: a longer line is an error, and so is a last line the
+// peer did not end with a newline (a truncated frame).
+func (r *Reader) ReadLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxFrame {
+			return nil, fmt.Errorf("%w: a frame is over %d bytes; send a smaller one", ErrFrame, MaxFrame)
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return nil, fmt.Errorf("%w: the connection closed in the middle of a frame (%d bytes without a newline)", ErrFrame, len(line))
+		default:
+			return nil, err
+		}
+	}
+}
+
+// Read returns the next envelope.
+func (r *Reader) Read() (Envelope, error) {
+	line, err := r.ReadLine()
+	if err != nil {
+		return Envelope{}, err
+	}
+	return Decode(line)
+}
+
+// Decode parses one frame: valid UTF-8, one JSON object, a known version and kind.
+func Decode(line []byte) (Envelope, error) {
+	var e Envelope
+	if !utf8.Valid(line) {
+		return e, fmt.Errorf("%w: the frame is not valid UTF-8", ErrFrame)
+	}
+	line = bytes.TrimRight(line, "\r")
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&e); err != nil {
+		return Envelope{}, fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	if dec.More() {
+		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line", ErrFrame)
+	}
+	if e.V != Version {
+		return Envelope{}, fmt.Errorf("%w: envelope version %d; this daemon speaks %d", ErrFrame, e.V, Version)
+	}
+	switch e.Kind {
+	case KindReq, KindRes, KindEvt:
+	default:
+		return Envelope{}, fmt.Errorf("%w: kind %q is not req, res or evt", ErrFrame, e.Kind)
+	}
+	if e.Op == "" {
+		return Envelope{}, fmt.Errorf("%w: the frame names no op", ErrFrame)
+	}
+	return e, nil
+}
+
+// DecodePayload parses a payload into v. The payload must be a JSON object; fields
+// v does not know are ignored (a newer peer may send more), a wrong-typed field is
+// an error naming it.
+func DecodePayload(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fmt.Errorf("%w: the payload is not a JSON object", ErrFrame)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%w: payload field %q is a JSON %s, want %s", ErrFrame, te.Field, te.Value, te.Type)
+		}
+		return fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	return nil
+}
+
+// Writer writes frames; it is safe for concurrent use, one frame at a time.
+type Writer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewWriter writes frames to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write sends one envelope whose payload is p (marshalled unless it is already a
+// json.RawMessage).
+func (w *Writer) Write(id uint64, kind, op string, p any) error {
+	var raw json.RawMessage
+	switch p := p.(type) {
+	case nil:
+	case json.RawMessage:
+		raw = p
+	default:
+		b, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("encode %s payload: %w", op, err)
+		}
+		raw = b
+	}
+	b, err := json.Marshal(Envelope{V: Version, ID: id, Kind: kind, Op: op, Payload: raw})
+	if err != nil {
+		return fmt.Errorf("encode %s frame: %w", op, err)
+	}
+	if len(b)+1 > MaxFrame {
+		return fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.w.Write(b)
+	return err
+}
+
+// WriteError answers request id with a refusal.
+func (w *Writer) WriteError(id uint64, op, code, sentence string) error {
+	return w.Write(id, KindRes, op, Error{Error: sentence, Code: code})
+}

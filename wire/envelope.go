@@ -1,0 +1,102 @@
+package wire
+
+import "encoding/json"
+
+// Version is the envelope version this build speaks.
+const Version = 1
+
+// Protocol is the sot-comm protocol version a hello carries.
+const Protocol = 1
+
+// MaxFrame is the longest frame, newline included.
+const MaxFrame = 1 << 20
+
+// Envelope kinds.
+const (
+	KindReq = "req"
+	KindRes = "res"
+	KindEvt = "evt"
+)
+
+// Ops.
+const (
+	OpHello        = "hello"
+	OpCommFile     = "comm.file"
+	OpRegistryList = "registry.list"
+)
+
+// Hello roles.
+const (
+	RoleAgent = "agent"
+	RoleCLI   = "cli"
+	RoleFE    = "fe"
+	RoleLink  = "link"
+)
+
+// Stable error codes for programs; the sentence beside them is for people.
+const (
+	CodeBadFrame      = "bad_frame"
+	CodeHelloRefused  = "hello_refused"
+	CodeUnknownOp     = "unknown_op"
+	CodeBadHandle     = "bad_handle"
+	CodeNotHere       = "not_here"
+	CodeNoLiveSession = "no_live_session"
+	CodeFileFailed    = "file_failed"
+	CodeBadRequest    = "bad_request"
+	CodeShuttingDown  = "shutting_down"
+)
+
+// Envelope is one frame.
+type Envelope struct {
+	V       int             `json:"v"`
+	ID      uint64          `json:"id"`
+	Kind    string          `json:"kind"`
+	Op      string          `json:"op"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// Error is the payload of a refused request.
+type Error struct {
+	Error string `json:"error"`
+	Code  string `json:"code,omitempty"`
+}
+
+// Hello opens every connection.
+type Hello struct {
+	Role     string `json:"role"`
+	Host     string `json:"host"`
+	Name     string `json:"name,omitempty"`
+	OSUser   string `json:"os_user,omitempty"`
+	Protocol int    `json:"protocol"`
+}
+
+// HelloOK answers an accepted hello.
+type HelloOK struct {
+	Host     string `json:"host"`
+	Protocol int    `json:"protocol"`
+	Daemon   string `json:"daemon,omitempty"`
+}
+
+// CommFile asks a daemon to file one line. ID is the sender's message id, kept
+// across retries so a second filing is answered "filed" without a second line.
+type CommFile struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Text      string `json:"text"`
+	Repo      string `json:"repo,omitempty"`
+	Broadcast bool   `json:"broadcast,omitempty"`
+	Forwarded bool   `json:"forwarded,omitempty"`
+	ID        string `json:"id,omitempty"`
+}
+
+// CommFiled answers a filed line.
+type CommFiled struct {
+	OK  bool   `json:"ok"`
+	To  string `json:"to"`
+	Dup bool   `json:"dup,omitempty"` // the inbox already held this id; nothing was appended
+}
+
+// RegistryList answers registry.list with the registry's agents as they are on disk.
+type RegistryList struct {
+	Agents json.RawMessage `json:"agents"`
+}

@@ -31,6 +31,9 @@ func CheckHandle(h string) error {
 	return nil
 }
 
+// IsHandleByte reports whether c may appear in a handle: [A-Za-z0-9._-].
+func IsHandleByte(c byte) bool { return handleByte(c) }
+
 func handleByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }

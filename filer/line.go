@@ -1,0 +1,41 @@
+package filer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Line is one inbox frame. Its JSON keys are from, to, repo, msg, ts and id, in
+// that order; id is ours (a sender's message id) and is left out when empty, so a
+// line without one is exactly the protocol's frame.
+type Line struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Repo string `json:"repo"`
+	Msg  string `json:"msg"`
+	TS   string `json:"ts"`
+	ID   string `json:"id,omitempty"`
+}
+
+// Encode is the line as filed: one JSON object and a newline. It refuses text that
+// is not valid UTF-8, which JSON would silently turn into U+FFFD and so file a
+// message other than the one sent.
+func (l Line) Encode() ([]byte, error) {
+	for _, f := range [...]struct{ name, v string }{
+		{"from", l.From}, {"to", l.To}, {"repo", l.Repo}, {"msg", l.Msg}, {"ts", l.TS}, {"id", l.ID},
+	} {
+		if !utf8.ValidString(f.v) {
+			return nil, fmt.Errorf("the %s text is not valid UTF-8; send it as UTF-8 text", f.name)
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// jq -c, the shell client's writer, leaves <, > and & as they are; so do we.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

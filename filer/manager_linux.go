@@ -1,0 +1,53 @@
+package filer
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sotcomm/sotd/machine"
+)
+
+// ComputeManager names the lock manager behind dir's mount, as line 1 of the
+// inbox-lock-manager record: `nfs4 <server>:<export>` for an NFSv4 mount with
+// local_lock=none, `local <machine-id>` for a disk file system whose flock is this
+// kernel's, `none@<machine-id>` for any other mount (NFSv3, overlayfs, FUSE …), and
+// bare `none`, which never matches, with no machine id. When the mount cannot be
+// read it still answers none@<machine-id> (a mount whose lock is unknown) and
+// returns the error too.
+func ComputeManager(dir string) (string, error) {
+	id := machine.ID()
+	if !knownID(id) {
+		return "none", nil
+	}
+	path, err := resolved(dir)
+	if err != nil {
+		return "none@" + id, err
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "none@" + id, err
+	}
+	return managerOf(parseMountinfo(string(b)), path, id), nil
+}
+
+// resolved is dir made absolute with its symbolic links followed, as findmnt -T
+// sees it; a folder not made yet is served by the mount of its nearest parent.
+func resolved(dir string) (string, error) {
+	p, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return r, nil
+		}
+		up := filepath.Dir(p)
+		if !errors.Is(err, fs.ErrNotExist) || up == p {
+			return "", err
+		}
+		p = up
+	}
+}

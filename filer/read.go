@@ -1,0 +1,213 @@
+package filer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// Batch is what one read found past the cursor.
+type Batch struct {
+	Lines [][]byte // the new newline-terminated lines, without their newlines
+	Start int      // lines before Lines[0]: where the cursor resumed
+	Notes []string // sentences for the reader, such as a step-back after a cut-back
+	Fault string   // a lock fault other than a held lock; the read ran unlocked
+	end   int64    // byte offset just past the last line read
+}
+
+// inboxPaths are a handle's per-handle files, each from home.HandlePath.
+type inboxPaths struct{ inbox, lock, cursor, index string }
+
+func (f *Filer) paths(handle string) (inboxPaths, error) {
+	var p inboxPaths
+	for _, e := range [...]struct {
+		k   home.Kind
+		dst *string
+	}{{home.Inbox, &p.inbox}, {home.InboxLock, &p.lock}, {home.Cursor, &p.cursor}, {home.CursorIndex, &p.index}} {
+		s, err := f.Home.HandlePath(e.k, handle)
+		if err != nil {
+			return inboxPaths{}, err
+		}
+		*e.dst = s
+	}
+	return p, nil
+}
+
+// ReadNew reads the lines past handle's cursor once, under the shared inbox lock
+// bounded by ReadWait. A lock still held at the bound wraps ErrBusy (try again);
+// any other lock fault is named in Batch.Fault and the read runs unlocked, covered
+// by the hashed cursor. It never writes the cursor: Commit does, once the batch is
+// shown.
+func (f *Filer) ReadNew(handle string) (Batch, error) {
+	p, err := f.paths(handle)
+	if err != nil {
+		return Batch{}, err
+	}
+	cur, note, err := readCursor(p.cursor)
+	if err != nil {
+		return Batch{}, err
+	}
+	ix, haveIx := readIndex(p.index)
+
+	var fault string
+	lk, err := f.lock(p.lock, false, f.ReadWait, readerHeld(handle))
+	if err != nil {
+		var held *lockHeldError
+		if errors.As(err, &held) {
+			return Batch{}, err
+		}
+		fault = err.Error() + "; the inbox was read without it"
+	}
+	b, fresh, err := readInbox(p.inbox, handle, cur, ix, haveIx)
+	if lk.f != nil {
+		lk.release()
+	}
+	if err != nil {
+		return Batch{}, err
+	}
+	b.Fault = fault
+	if note != "" {
+		b.Notes = append([]string{note}, b.Notes...)
+	}
+	if fresh != nil {
+		if err := writeIndex(p.index, *fresh); err != nil {
+			f.log().Warn("read offset index not kept", "handle", handle, "err", err)
+		}
+	}
+	return b, nil
+}
+
+// Commit writes the cursor past b's last line, from the bytes read (never from the
+// file again, so a slow display never holds off a writer), and the offset index
+// beside it. A batch with no lines writes nothing.
+func (f *Filer) Commit(handle string, b Batch) error {
+	if len(b.Lines) == 0 {
+		return nil
+	}
+	p, err := f.paths(handle)
+	if err != nil {
+		return err
+	}
+	ix := index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	if err := writeCursor(p.cursor, Cursor{Count: ix.count, Hash: ix.hash}); err != nil {
+		return fmt.Errorf("the read cursor for @%s could not be written (%w); the same lines show again at the next poll", handle, err)
+	}
+	if err := writeIndex(p.index, ix); err != nil {
+		f.log().Warn("read offset index not kept", "handle", handle, "err", err)
+	}
+	return nil
+}
+
+// readInbox finds where cur resumes and reads every complete line after it. fresh
+// is an offset index to keep when the read had to count lines to agree with cur.
+func readInbox(path, handle string, cur Cursor, ix index, haveIx bool) (b Batch, fresh *index, err error) {
+	var r io.ReaderAt = emptyFile{}
+	var size int64
+	inbox, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
+	default:
+		defer inbox.Close()
+		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
+			return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
+		}
+		r = inbox
+	}
+	at, fresh, notes, err := resume(r, size, cur, ix, haveIx, handle)
+	if err != nil {
+		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+	}
+	rest := make([]byte, size-at.off)
+	if _, err := r.ReadAt(rest, at.off); err != nil && !errors.Is(err, io.EOF) {
+		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+	}
+	lines, used := splitLines(rest)
+	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used)}, fresh, nil
+}
+
+// place is a position in the inbox: count lines lie before byte off.
+type place struct {
+	count int
+	off   int64
+}
+
+// resume finds where the cursor says reading resumes: straight from the offset
+// index when it agrees with the cursor and the inbox, else by counting lines.
+func resume(r io.ReaderAt, size int64, cur Cursor, ix index, haveIx bool, handle string) (place, *index, []string, error) {
+	if cur.Stamp == "" && cur.Count == 0 {
+		return place{}, nil, nil, nil
+	}
+	if haveIx && ix.agrees(cur) {
+		ok, err := ix.holds(r, size)
+		if err != nil {
+			return place{}, nil, nil, err
+		}
+		if ok {
+			return place{ix.count, ix.off}, nil, nil, nil
+		}
+	}
+	s := newLineScanner(io.NewSectionReader(r, 0, size))
+	if cur.Stamp != "" {
+		at := place{}
+		for s.next() && !laterThan(lineTS(s.line), cur.Stamp) {
+			at = place{at.count + 1, s.end}
+		}
+		return at, nil, nil, s.err
+	}
+	return countTo(s, cur, handle)
+}
+
+// countTo counts lines up to the cursor's and checks the last one's hash. A line
+// that is gone or no longer hashes so was removed by a cut-back: reading steps back
+// one line and says so.
+func countTo(s *lineScanner, cur Cursor, handle string) (place, *index, []string, error) {
+	var prev, at place
+	var hash string
+	for at.count < cur.Count && s.next() {
+		prev, at = at, place{at.count + 1, s.end}
+		if at.count == cur.Count {
+			hash = LineHash(s.line)
+		}
+	}
+	if s.err != nil {
+		return place{}, nil, nil, s.err
+	}
+	switch {
+	case at.count == cur.Count && (cur.Hash == "" || cur.Hash == hash):
+		return at, &index{count: at.count, off: at.off, hash: hash}, nil, nil
+	case cur.Hash != "" && at.count >= cur.Count-1:
+		if at.count == cur.Count {
+			at = prev
+		}
+		return at, nil, []string{fmt.Sprintf("line %d of the inbox for @%s, the last one read, is no longer the line that was read (a cut-back removed it), so reading steps back one line and resumes after line %d", cur.Count, handle, at.count)}, nil
+	}
+	return at, nil, []string{fmt.Sprintf("the read cursor for @%s counts %d lines but the inbox holds only %d, so reading resumes after line %d", handle, cur.Count, at.count, at.count)}, nil
+}
+
+// lineTS is a line's ts field, "" when the line has none or is not JSON.
+func lineTS(line []byte) string {
+	var v struct {
+		TS string `json:"ts"`
+	}
+	if json.Unmarshal(line, &v) != nil {
+		return ""
+	}
+	return v.TS
+}
+
+// emptyFile stands in for an inbox that does not exist yet.
+type emptyFile struct{}
+
+func (emptyFile) ReadAt(p []byte, _ int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return 0, io.EOF
+}

@@ -32,7 +32,9 @@ func (r *Reader) ReadLine() ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxFrame {
+		// Without its newline a frame of MaxFrame bytes is already too long;
+		// saying so now, not after more bytes come, answers a peer that waits.
+		if n := len(line) + len(chunk); n > MaxFrame || n == MaxFrame && err != nil {
 			return nil, fmt.Errorf("%w: a frame is over %d bytes; send a smaller one", ErrFrame, MaxFrame)
 		}
 		line = append(line, chunk...)
@@ -116,6 +118,18 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write sends one envelope whose payload is p (marshalled unless it is already a
 // json.RawMessage).
 func (w *Writer) Write(id uint64, kind, op string, p any) error {
+	b, err := EncodeFrame(id, kind, op, p)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.w.Write(b)
+	return err
+}
+
+// EncodeFrame is one envelope's bytes, newline included, refused when over MaxFrame.
+func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
 	var raw json.RawMessage
 	switch p := p.(type) {
 	case nil:
@@ -124,22 +138,18 @@ func (w *Writer) Write(id uint64, kind, op string, p any) error {
 	default:
 		b, err := json.Marshal(p)
 		if err != nil {
-			return fmt.Errorf("encode %s payload: %w", op, err)
+			return nil, fmt.Errorf("encode %s payload: %w", op, err)
 		}
 		raw = b
 	}
 	b, err := json.Marshal(Envelope{V: Version, ID: id, Kind: kind, Op: op, Payload: raw})
 	if err != nil {
-		return fmt.Errorf("encode %s frame: %w", op, err)
+		return nil, fmt.Errorf("encode %s frame: %w", op, err)
 	}
 	if len(b)+1 > MaxFrame {
-		return fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)
+		return nil, fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)
 	}
-	b = append(b, '\n')
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, err = w.w.Write(b)
-	return err
+	return append(b, '\n'), nil
 }
 
 // WriteError answers request id with a refusal.

@@ -23,6 +23,9 @@ const (
 	OpHello        = "hello"
 	OpCommFile     = "comm.file"
 	OpRegistryList = "registry.list"
+	// OpError names a refusal that answers no request of the peer's: a frame too
+	// broken to carry an op, or a peer refused before it said anything.
+	OpError = "error"
 )
 
 // Hello roles.
@@ -44,6 +47,7 @@ const (
 	CodeFileFailed    = "file_failed"
 	CodeBadRequest    = "bad_request"
 	CodeShuttingDown  = "shutting_down"
+	CodeUnreadable    = "registry_unreadable"
 )
 
 // Envelope is one frame.

@@ -1,0 +1,135 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// Config is what `sotd serve` runs with; zero fields take their defaults.
+type Config struct {
+	Home   home.Home
+	Host   string           // this box's name; default home.SelfHost()
+	Socket string           // the endpoint; default Home.Socket(Host)
+	Log    *slog.Logger     // default: discard
+	Now    func() time.Time // default time.Now
+}
+
+// Daemon is one box's local endpoint over one comm home.
+type Daemon struct {
+	cfg  Config
+	log  *slog.Logger
+	uid  int    // the only OS user served; -1 where the OS has no uids
+	user string // that user's name, compared with a hello's os_user; "" when unknown
+
+	// maxBatch caps the lines one append files; 1 turns group commit off, which
+	// only the benchmark's per-line baseline does.
+	maxBatch int
+	// helloWait bounds the wait for a connection's first frame; tests shorten it.
+	helloWait time.Duration
+}
+
+// Default bounds of group commit.
+const (
+	maxBatchLines = 256  // lines per append, so one fsync never carries an unbounded write
+	maxWaiting    = 1024 // requests waiting per inbox before new ones are refused as busy
+)
+
+// New checks cfg and fills its defaults; nothing is touched on disk until Run.
+func New(cfg Config) (*Daemon, error) {
+	if cfg.Home.Dir == "" {
+		return nil, errors.New("daemon: no comm home given")
+	}
+	if cfg.Host == "" {
+		cfg.Host = home.SelfHost()
+	}
+	if cfg.Socket == "" {
+		cfg.Socket = cfg.Home.Socket(cfg.Host)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait}
+	if u, err := user.Current(); err == nil {
+		d.user = u.Username
+	} else {
+		d.log.Warn("the daemon's own OS user name is unknown, so a hello's os_user is not checked", "err", err)
+	}
+	return d, nil
+}
+
+// Run serves until ctx is cancelled, then stops accepting, answers every request
+// already read (letting its batch finish), closes every connection, removes the
+// socket and returns nil. An error means the daemon could not start.
+func (d *Daemon) Run(ctx context.Context) error {
+	h := d.cfg.Home
+	if err := registry.Ensure(h); err != nil {
+		return fmt.Errorf("prepare comm home %s: %w", h.Dir, err)
+	}
+	own, err := filer.ComputeManager(h.Dir)
+	if err != nil {
+		d.log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
+	}
+	mgr := newLockManager(h, own, d.log)
+	// The filer keeps the wall clock: its lock waits are real time, whatever
+	// clock judges liveness.
+	f := filer.New(h)
+	f.Manager = own
+	f.Log = d.log
+	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
+		return d.fileBatch(mgr, f, handle, lines)
+	})
+
+	ep, err := listen(d.cfg.Socket, d.log)
+	if err != nil {
+		return err
+	}
+	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own)
+	d.serve(ctx, ep.ln, b)
+	err = ep.close()
+	d.log.Info("sotd stopped", "socket", d.cfg.Socket)
+	return err
+}
+
+// serve accepts until ctx ends, then waits for every connection and committer.
+func (d *Daemon) serve(ctx context.Context, ln *net.UnixListener, b *batcher) {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	var conns sync.WaitGroup
+	for {
+		nc, err := ln.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			// Out of descriptors and the like: wait a moment rather than spin.
+			d.log.Error("accept failed", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		c := newConn(d, nc, b)
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			c.serve(ctx)
+		}()
+	}
+	conns.Wait()
+	b.wait()
+}

@@ -1,0 +1,101 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// endpoint is the listening socket and the lock that makes it this daemon's.
+type endpoint struct {
+	path string
+	ln   *net.UnixListener
+	lock *flock.Flock
+}
+
+// probeWait bounds the dial that asks whether a daemon answers at a socket.
+const probeWait = time.Second
+
+// listen takes path for this daemon. The lock beside the socket, held for the
+// daemon's life, settles which of two daemons starting at once serves; whoever
+// holds it may replace a socket file, since any daemon that made one without the
+// lock has died. A daemon answering at path without the lock (another build) is
+// respected too.
+func listen(path string, log *slog.Logger) (*endpoint, error) {
+	if err := home.MkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("prepare the socket folder: %w", err)
+	}
+	// The lock file is never removed: a starter holding the old file's descriptor
+	// would lock an orphan while a third locks the new one.
+	lock := flock.New(path+".lock", flock.SetPermissions(home.FileMode))
+	held, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", lock.Path(), err)
+	}
+	if pid, live := probe(path); live {
+		if held {
+			lock.Unlock()
+		}
+		return nil, fmt.Errorf("a daemon already serves %s (pid %s); stop it first, or set $%s to another path", path, pid, home.EnvSocket)
+	}
+	if !held {
+		return nil, fmt.Errorf("a daemon holds %s but does not answer at %s; it is starting or stopping — wait for it, or stop it first", lock.Path(), path)
+	}
+	switch err := os.Remove(path); {
+	case err == nil:
+		log.Info("replaced a stale socket left by a daemon that is gone", "socket", path)
+	case !errors.Is(err, fs.ErrNotExist):
+		lock.Unlock()
+		return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(false) // close removes it, once, after the last answer
+	if err := privateSocket(path); err != nil {
+		ln.Close()
+		os.Remove(path)
+		lock.Unlock()
+		return nil, fmt.Errorf("make the socket %s private (0600): %w", path, err)
+	}
+	return &endpoint{path: path, ln: ln, lock: lock}, nil
+}
+
+// close removes the socket, then lets the next daemon take the lock.
+func (e *endpoint) close() error {
+	e.ln.Close()
+	var errs []error
+	if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("remove the socket %s: %w", e.path, err))
+	}
+	if err := e.lock.Unlock(); err != nil {
+		errs = append(errs, fmt.Errorf("release %s: %w", e.lock.Path(), err))
+	}
+	return errors.Join(errs...)
+}
+
+// probe reports whether something answers at path, and its pid where the OS
+// tells a socket's peer ("unknown" where it does not).
+func probe(path string) (pid string, live bool) {
+	c, err := net.DialTimeout("unix", path, probeWait)
+	if err != nil {
+		return "", false
+	}
+	defer c.Close()
+	if _, p, err := peerCred(c.(*net.UnixConn)); err == nil {
+		return strconv.Itoa(p), true
+	}
+	return "unknown", true
+}

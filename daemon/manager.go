@@ -1,0 +1,51 @@
+package daemon
+
+import (
+	"log/slog"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/machine"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// lockManager is this box's inbox lock, as line 1 of inbox-lock-manager names it.
+// A lock excludes only writers that share one manager, so every filing first
+// checks that the folder's record still names ours.
+type lockManager struct {
+	home    home.Home
+	own     string
+	machine string
+}
+
+// newLockManager records own for the folder, as the hub does at start. A record
+// another machine wrote is left alone and logged; every filing then refuses with
+// the recovery.
+func newLockManager(h home.Home, own string, log *slog.Logger) lockManager {
+	if err := filer.EnsureRecord(h, own, log); err != nil {
+		log.Error("this daemon will file nothing until its inbox lock manager is recorded", "err", err)
+	}
+	return lockManager{home: h, own: own, machine: machine.ID()}
+}
+
+// check refuses a filing unless the folder's record names this box's manager.
+func (m lockManager) check() error {
+	if m.own == filer.NoManager {
+		return mail.Refuse(wire.CodeFileFailed, "this daemon's machine has no machine id, so it names no inbox lock and files nothing — nothing was appended; give the machine a machine id (/etc/machine-id on Linux), then restart the daemon")
+	}
+	ok, why := filer.Matches(m.home, m.own)
+	if ok {
+		return nil
+	}
+	recovery := "stop every daemon on this comm folder, delete " + m.home.LockManager() + " and start the hub"
+	if _, writer, present, err := filer.ReadRecord(m.home.LockManager()); err == nil {
+		switch {
+		case !present:
+			recovery = "restart the daemon, which records its own"
+		case machine.Same(writer, m.machine):
+			recovery = "this machine wrote the record, so its folder was remounted: restart the daemon"
+		}
+	}
+	return mail.Refuse(wire.CodeFileFailed, "the folder's inbox-lock-manager record does not name this daemon's inbox lock (%s), so nothing was appended; %s", why, recovery)
+}

@@ -1,0 +1,86 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// commFile files one line by route 1's rules, the same ones a client's own
+// append applies (package mail), group-committed with the other lines waiting for
+// its inbox. The answer comes when the line is durable; a line whose id the inbox
+// already holds is answered ok, dup.
+func (d *Daemon) commFile(b *batcher, req wire.CommFile) (any, error) {
+	if err := mail.CheckRequest(req); err != nil {
+		return nil, d.refused(req, err)
+	}
+	line := mail.Compose(req, d.cfg.Now())
+	// One line that cannot be encoded would fail its whole batch, so it is
+	// refused here, alone.
+	if _, err := line.Encode(); err != nil {
+		return nil, d.refused(req, mail.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
+	}
+	res, err := b.file(req.To, line)
+	if err != nil {
+		return nil, err // the batcher logged it, once for the batch
+	}
+	return wire.CommFiled{OK: true, To: req.To, Dup: res.Dup}, nil
+}
+
+// fileBatch files a batch of lines for one receiver. What depends on the
+// receiver and the box, its registry entry and the lock manager's record, is
+// checked once for the whole batch, just before the append: the registry is read
+// once per batch, as fresh as it can be, like the fsync.
+func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line) ([]filer.Result, error) {
+	doc, err := registry.Read(d.cfg.Home)
+	if err != nil {
+		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
+	}
+	if err := mail.CheckReceiver(doc, handle, d.cfg.Now()); err != nil {
+		return nil, err
+	}
+	if err := mgr.check(); err != nil {
+		return nil, err
+	}
+	return f.Append(handle, lines)
+}
+
+// refused logs a request refused before it was queued: the sender's mistake.
+func (d *Daemon) refused(req wire.CommFile, err error) error {
+	d.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)
+	return err
+}
+
+// registryList answers with the registry's agents as they are on disk.
+func (d *Daemon) registryList() (any, error) {
+	doc, err := registry.Read(d.cfg.Home)
+	if err != nil {
+		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
+	}
+	b, err := doc.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("encode the registry: %w", err)
+	}
+	var top struct {
+		Agents json.RawMessage `json:"agents"`
+	}
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, fmt.Errorf("encode the registry: %w", err)
+	}
+	return wire.RegistryList{Agents: top.Agents}, nil
+}
+
+// unreadable refuses in the registry's own words, which name the file and the
+// fix for a damaged one.
+func unreadable(code, notDone string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return mail.Refuse(code, "%s: %v; a join (comm-join.sh) creates it", notDone, err)
+	}
+	return mail.Refuse(code, "%s: %v", notDone, err)
+}

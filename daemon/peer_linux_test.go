@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sotcomm/sotd/wire"
+)
+
+const peerSocketEnv = "SOTD_TEST_PEER_SOCKET"
+
+// TestPeerOfAnotherUserIsRefused connects from a real process of another OS user
+// (nobody). The socket is opened to everyone first, so only the daemon's own
+// SO_PEERCRED check stands between that user and the inboxes.
+func TestPeerOfAnotherUserIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("connecting as another user needs root")
+	}
+	r := startRig(t)
+	for _, p := range []string{r.home.Dir, filepath.Dir(filepath.Dir(r.sock)), filepath.Dir(r.sock), r.sock} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := copyTestBinary(t)
+	cmd := exec.Command(bin, "-test.run=^TestHelperPeer$")
+	cmd.Env = append(os.Environ(), peerSocketEnv+"="+r.sock)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	for _, want := range []string{`"code":"hello_refused"`, "this connection comes from uid 65534", "answer 2: (closed)"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the other user's transcript does not hold %q:\n%s", want, out)
+		}
+	}
+	if !r.logs.has("hello refused") {
+		t.Errorf("the refusal was not logged:\n%s", r.logs.String())
+	}
+}
+
+// TestHelperPeer says hello on the socket the parent names and prints what the
+// daemon answers.
+func TestHelperPeer(t *testing.T) {
+	sock := os.Getenv(peerSocketEnv)
+	if sock == "" {
+		t.Skip("a helper process for TestPeerOfAnotherUserIsRefused")
+	}
+	nc, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fmt.Fprint(nc, helloFrame("", wire.Protocol))
+	br := bufio.NewReader(nc)
+	for i := 1; i <= 2; i++ {
+		line, err := br.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Printf("answer %d: (closed)\n", i)
+			return
+		}
+		fmt.Printf("answer %d: %s", i, line)
+	}
+}
+
+// copyTestBinary puts this test binary where another user may run it.
+func copyTestBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sdbin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bin := filepath.Join(dir, "daemon.test")
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}

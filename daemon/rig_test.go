@@ -1,0 +1,276 @@
+package daemon
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+	"go.uber.org/goleak"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testNow is the daemon's clock in every test: liveness is judged against it.
+var testNow = time.Date(2026, 5, 29, 18, 4, 0, 0, time.UTC)
+
+// rig is a daemon serving a temporary comm home on a real Unix socket, with a
+// registry that lists bob (live), stale (last seen an hour ago) and carol (live).
+type rig struct {
+	home home.Home
+	sock string
+	logs *syncBuffer
+
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// newHome makes a comm home under /tmp: socket paths under t.TempDir() can
+// exceed the OS's limit (104 bytes on macOS).
+func newHome(t testing.TB) home.Home {
+	t.Helper()
+	t.Setenv(home.EnvSocket, "")
+	dir, err := os.MkdirTemp("", "sd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	h, err := home.At(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRegistry(t, h, map[string]string{
+		"bob":   registry.Stamp(testNow.Add(-time.Minute)),
+		"carol": registry.Stamp(testNow),
+		"stale": registry.Stamp(testNow.Add(-time.Hour)),
+	})
+	return h
+}
+
+// writeRegistry publishes a registry whose agents were last seen as given.
+func writeRegistry(t testing.TB, h home.Home, lastSeen map[string]string) {
+	t.Helper()
+	agents := map[string]any{}
+	for name, ls := range lastSeen {
+		agents[name] = map[string]any{"host": "box", "repo": name, "root": "/src/" + name, "status": "active", "joined": ls, "last_seen": ls}
+	}
+	b, err := json.Marshal(map[string]any{"protocol_version": 1, "agents": agents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.WriteAtomic(h.Registry(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startRig runs a daemon on a new home; tune, when given, adjusts it before Run.
+func startRig(t *testing.T, tune ...func(*Daemon)) *rig {
+	t.Helper()
+	return startOn(t, newHome(t), tune...)
+}
+
+func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
+	t.Helper()
+	logs := &syncBuffer{}
+	d, err := New(Config{Home: h, Host: "box", Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range tune {
+		f(d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{home: h, sock: d.cfg.Socket, logs: logs, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- d.Run(ctx) }()
+	waitFor(t, "the daemon to listen", func() bool {
+		c, err := net.Dial("unix", r.sock)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop cancels the daemon and returns what Run returned; it is safe to call twice.
+func (r *rig) stop(t testing.TB) error {
+	t.Helper()
+	if r.cancel == nil {
+		return nil
+	}
+	r.cancel()
+	r.cancel = nil
+	select {
+	case err := <-r.done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not stop within 10s of its cancel")
+		return nil
+	}
+}
+
+func waitFor(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5s for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// dial opens a wire client that has said hello.
+func (r *rig) dial(t testing.TB) *wire.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := wire.Dial(ctx, r.sock, wire.Hello{Role: wire.RoleCLI, Host: "box", Protocol: wire.Protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// inbox returns the lines of handle's inbox, each decoded.
+func (r *rig) inbox(t testing.TB, handle string) []map[string]any {
+	t.Helper()
+	p, err := r.home.HandlePath(home.Inbox, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		t.Fatalf("inbox %s ends without a newline: %q", p, b)
+	}
+	var lines []map[string]any
+	for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("inbox line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// raw is a connection that speaks bytes, for transcripts of what a broken or
+// hostile client sends.
+type raw struct {
+	t  testing.TB
+	nc *net.UnixConn
+	br *bufio.Reader
+}
+
+func (r *rig) raw(t testing.TB) *raw {
+	t.Helper()
+	nc, err := net.Dial("unix", r.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &raw{t: t, nc: nc.(*net.UnixConn), br: bufio.NewReader(nc)}
+}
+
+func (c *raw) send(s string) {
+	c.t.Helper()
+	// A peer that stops reading (it refused us) may close before all is written;
+	// what it answered is what the test reads.
+	go c.nc.Write([]byte(s))
+}
+
+// next reads one answer frame, or reports that the daemon closed the connection.
+func (c *raw) next() (env wire.Envelope, closed bool) {
+	c.t.Helper()
+	c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := c.br.ReadBytes('\n')
+	if err != nil {
+		if len(line) > 0 {
+			c.t.Fatalf("the daemon sent %q and no newline: %v", line, err)
+		}
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			c.t.Fatal("no answer within 5s")
+		}
+		return wire.Envelope{}, true
+	}
+	env, err = wire.Decode(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		c.t.Fatalf("the daemon sent a bad frame %q: %v", line, err)
+	}
+	return env, false
+}
+
+// frame is one request as a client writes it.
+func frame(id int, op string, payload string) string {
+	b, _ := json.Marshal(map[string]any{"v": 1, "id": id, "kind": "req", "op": op, "payload": json.RawMessage(payload)})
+	return string(b) + "\n"
+}
+
+func helloFrame(user string, protocol int) string {
+	p, _ := json.Marshal(wire.Hello{Role: wire.RoleCLI, Host: "box", OSUser: user, Protocol: protocol})
+	return frame(1, wire.OpHello, string(p))
+}
+
+// syncBuffer is a log sink the daemon's goroutines may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) has(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// holdInboxLock takes handle's inbox lock as another writer would (its own open
+// file description, so the daemon's flock conflicts with it) until release.
+func holdInboxLock(t testing.TB, h home.Home, handle string) (release func()) {
+	t.Helper()
+	p, err := h.HandlePath(home.InboxLock, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	l := flock.New(p, flock.SetPermissions(home.FileMode))
+	if err := l.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	return func() { l.Unlock() }
+}

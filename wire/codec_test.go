@@ -1,0 +1,115 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestReadFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		op       string
+		bad      string // substring of the error, "" for success
+	}{
+		{"hello", `{"v":1,"id":1,"kind":"req","op":"hello","payload":{"role":"cli"}}` + "\n", "hello", ""},
+		{"crlf", `{"v":1,"id":1,"kind":"req","op":"x"}` + "\r\n", "x", ""},
+		{"truncated", `{"v":1,"id":1,"kind":"req","op":"x"}`, "", "in the middle of a frame"},
+		{"not json", "hello\n", "", "invalid character"},
+		{"two values", `{"v":1,"id":1,"kind":"req","op":"x"} {}` + "\n", "", "more than one JSON value"},
+		{"wrong version", `{"v":2,"id":1,"kind":"req","op":"x"}` + "\n", "", "envelope version 2"},
+		{"wrong kind", `{"v":1,"id":1,"kind":"shout","op":"x"}` + "\n", "", `kind "shout"`},
+		{"no op", `{"v":1,"id":1,"kind":"req"}` + "\n", "", "names no op"},
+		{"wrong-typed id", `{"v":1,"id":"one","kind":"req","op":"x"}` + "\n", "", "cannot unmarshal"},
+		{"invalid utf-8", "{\"v\":1,\"id\":1,\"kind\":\"req\",\"op\":\"x\xff\"}\n", "", "not valid UTF-8"},
+		{"over the cap", strings.Repeat("x", MaxFrame+10) + "\n", "", "over 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewReader(strings.NewReader(tc.in)).Read()
+			if tc.bad == "" {
+				if err != nil || e.Op != tc.op {
+					t.Fatalf("Read = %+v, %v; want op %q", e, err, tc.op)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.bad) {
+				t.Fatalf("Read error = %v, want one containing %q", err, tc.bad)
+			}
+			if !errors.Is(err, ErrFrame) {
+				t.Fatalf("error %v does not wrap ErrFrame", err)
+			}
+		})
+	}
+}
+
+func TestDecodePayload(t *testing.T) {
+	var c CommFile
+	if err := DecodePayload([]byte(`{"from":"a","to":"b","text":"hi","extra":1}`), &c); err != nil || c.To != "b" {
+		t.Fatalf("DecodePayload = %+v, %v", c, err)
+	}
+	err := DecodePayload([]byte(`{"to":5}`), &c)
+	if err == nil || !strings.Contains(err.Error(), `"to"`) {
+		t.Fatalf("wrong-typed field: %v, want an error naming \"to\"", err)
+	}
+	for _, raw := range []string{"", "null", "[1]", `"s"`} {
+		if err := DecodePayload([]byte(raw), &c); err == nil {
+			t.Fatalf("DecodePayload(%q) accepted a non-object", raw)
+		}
+	}
+}
+
+func TestWriterRoundTripAndCap(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.Write(7, KindReq, OpCommFile, CommFile{From: "a", To: "b", Text: "x\ny"}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewReader(&buf).Read()
+	if err != nil || e.ID != 7 || e.Op != OpCommFile {
+		t.Fatalf("round trip = %+v, %v", e, err)
+	}
+	var c CommFile
+	if err := DecodePayload(e.Payload, &c); err != nil || c.Text != "x\ny" {
+		t.Fatalf("payload = %+v, %v", c, err)
+	}
+	if err := w.Write(8, KindReq, OpCommFile, CommFile{Text: strings.Repeat("x", MaxFrame)}); err == nil {
+		t.Fatal("Write sent a frame over the cap")
+	}
+}
+
+func TestReaderKeepsStreamAfterLongChunks(t *testing.T) {
+	big := `{"v":1,"id":1,"kind":"req","op":"x","payload":{"t":"` + strings.Repeat("y", 200<<10) + `"}}` + "\n"
+	r := NewReader(strings.NewReader(big + `{"v":1,"id":2,"kind":"req","op":"z"}` + "\n"))
+	for _, want := range []string{"x", "z"} {
+		e, err := r.Read()
+		if err != nil || e.Op != want {
+			t.Fatalf("Read = %+v, %v; want op %s", e, err, want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"v":1,"id":1,"kind":"req","op":"hello","payload":{"role":"cli"}}`))
+	f.Add([]byte(`{"v":1,"id":18446744073709551615,"kind":"res","op":"comm.file","payload":{"error":"x"}}`))
+	f.Add([]byte("\xff\xfe"))
+	f.Add([]byte(`{"v":1,"kind":"evt","op":"a","payload":[]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, err := Decode(line)
+		if err != nil {
+			if !errors.Is(err, ErrFrame) {
+				t.Fatalf("Decode error %v does not wrap ErrFrame", err)
+			}
+			return
+		}
+		// What decodes must survive a write and a read unchanged.
+		var buf bytes.Buffer
+		if err := NewWriter(&buf).Write(e.ID, e.Kind, e.Op, e.Payload); err != nil {
+			return
+		}
+		back, err := NewReader(&buf).Read()
+		if err != nil || back.ID != e.ID || back.Op != e.Op || back.Kind != e.Kind {
+			t.Fatalf("round trip of %q: %+v, %v", line, back, err)
+		}
+	})
+}

@@ -1,0 +1,173 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// JoinArgs is what `sotd join` was asked.
+type JoinArgs struct {
+	Name      string // --name; "" derives
+	Expertise string // --expertise "a, b"
+	Repin     bool   // --repin: re-pin a self slot that names another project
+}
+
+// errHeld refuses an explicit name a row holds.
+type errHeld struct{ handle, row string }
+
+func (e errHeld) Error() string {
+	return fmt.Sprintf("REFUSING to join: @%s is held by a row (row %s); a session outside that row cannot join as it", e.handle, e.row)
+}
+
+// Join registers this session under its handle and pins it in the self file.
+func (s *Session) Join(a JoinArgs) int {
+	root := projectRoot(s.Cwd)
+	repo := filepath.Base(root)
+	if err := registry.Ensure(s.Home); err != nil {
+		s.out("FAILED: %v; nothing was written", err)
+		return ExitFailed
+	}
+	if err := s.Home.CloseModes(); err != nil {
+		s.warn("sotd: could not close the comm home's modes: %v", err)
+	}
+	// A name from $SOT_COMM_NAME pins the session by its environment: the shared
+	// self slot is neither checked nor written, so it cannot clobber the slot of
+	// another session outside any row on this box.
+	envName := ""
+	if a.Name == "" {
+		envName = os.Getenv(home.EnvName)
+	}
+	explicit := a.Name
+	if explicit == "" {
+		explicit = envName
+	}
+	if explicit != "" {
+		if err := home.CheckHandle(explicit); err != nil {
+			s.out("FAILED: %v; nothing was written", err)
+			return ExitFailed
+		}
+	}
+	var self home.Self
+	pinned := false
+	if envName == "" {
+		var err error
+		if self, pinned, err = s.Home.ReadSelf(s.Host, s.Row); err != nil {
+			s.out("FAILED: %v; nothing was written", err)
+			return ExitFailed
+		}
+	}
+	if pinned && self.Root != "" && self.Root != root && !a.Repin {
+		s.out("sotd join: REFUSING: the self slot %s names @%s of project %s (%s), not %s; a slot that comes to name another project's session reads that session's mail. Run sotd join --repin to re-pin it.",
+			s.Home.SelfPath(s.Host, s.Row), self.Name, self.Repo, self.Root, root)
+		return ExitConflict
+	}
+	var expertise []string
+	for _, x := range strings.Split(a.Expertise, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			expertise = append(expertise, x)
+		}
+	}
+
+	var name string
+	var notes []string
+	mismatch := false
+	now := s.Now()
+	err := registry.Update(s.Home, registry.Ruled(), func(d *registry.Doc) error {
+		mismatch = d.VersionMismatch()
+		notes = notes[:0]
+		switch {
+		case explicit != "":
+			if row := s.heldByRow(d, explicit); row != "" {
+				return errHeld{explicit, row}
+			}
+			name = explicit
+		case pinned && !a.Repin && s.heldByRow(d, self.Name) == "":
+			name = self.Name
+		default:
+			if pinned && !a.Repin {
+				notes = append(notes, fmt.Sprintf("comm: @%s (named by this session's self file) is held by a row; joining as this session's own derived handle", self.Name))
+			}
+			var tier int
+			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d)
+			tiers := registry.Tiers(root, s.Host)
+			if tier == 0 {
+				return fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(tiers[:], ", "))
+			}
+			if tier > 1 && s.heldByRow(d, tiers[0]) != "" {
+				notes = append(notes, fmt.Sprintf("comm: @%s is held by a row; a session outside any row joins as @%s", tiers[0], name))
+			}
+		}
+		e := d.Agents[name]
+		if e == nil {
+			e = &registry.Entry{}
+			d.Agents[name] = e
+		}
+		e.Host = s.Host
+		e.WorkspaceID = s.Row
+		e.Repo = repo
+		e.Root = root
+		if expertise != nil {
+			e.Expertise = expertise
+		}
+		e.Status = "idle"
+		e.Joined = registry.Stamp(now)
+		return registry.ApplyStatus(e, "join", "", now)
+	})
+	var held errHeld
+	switch {
+	case errors.As(err, &held):
+		s.out("sotd join: %v", held)
+		return ExitConflict
+	case errors.Is(err, registry.ErrUnreadable):
+		s.out("FAILED: the registry could not be read, so no handle was derived; nothing was written")
+		s.warn("sotd: %v", err)
+		return ExitFailed
+	case err != nil:
+		s.out("FAILED: %v", err)
+		return ExitFailed
+	}
+	for _, n := range notes {
+		s.warn("%s", n)
+	}
+	if mismatch {
+		s.warn("WARNING: registry.json is not protocol_version %d; this machine needs an update of its comm clients (no quiet degradation)", registry.ProtocolVersion)
+	}
+	if envName != "" {
+		s.out("joined as @%s (repo %s, root %s; named by $%s)", name, repo, root, home.EnvName)
+		return ExitOK
+	}
+	if err := s.Home.WriteSelf(s.Host, s.Row, home.Self{Name: name, Repo: repo, Root: root}); err != nil {
+		s.out("FAILED: joined as @%s but the self file could not be written (%v); run sotd join --name %s again", name, err, name)
+		return ExitFailed
+	}
+	s.out("joined as @%s (repo %s, root %s)", name, repo, root)
+	return ExitOK
+}
+
+// heldByRow names the row that holds name when it is not this session's own.
+func (s *Session) heldByRow(d *registry.Doc, name string) string {
+	if e, ok := d.Agents[name]; ok && e.BoundElsewhere(s.Row) {
+		return e.WorkspaceID
+	}
+	return ""
+}
+
+// projectRoot is the top of the git work tree holding dir, else dir itself.
+func projectRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}

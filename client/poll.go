@@ -1,0 +1,80 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// Poll shows the lines past this session's cursor, then moves the cursor past
+// them. A busy inbox exits 75 and moves nothing.
+func (s *Session) Poll(asJSON bool) int {
+	me, err := s.Me()
+	if err != nil {
+		s.out("FAILED: %v; nothing was read", err)
+		return ExitFailed
+	}
+	d, err := registry.Read(s.Home)
+	if err != nil {
+		s.out("FAILED: the registry could not be read, so @%s's row binding is unknown; nothing was read", me)
+		s.warn("sotd: %v", err)
+		return ExitFailed
+	}
+	if why := s.bindingRefusal(d.Agents[me], me); why != "" {
+		s.out("FAILED: %s; nothing was read", why)
+		return ExitFailed
+	}
+	f := filer.New(s.Home)
+	b, err := f.ReadNew(me)
+	if errors.Is(err, filer.ErrBusy) {
+		s.out("the inbox for @%s is being written; nothing was read and the cursor stays (exit 75: try again)", me)
+		return ExitBusy
+	}
+	if err != nil {
+		s.out("FAILED: the inbox for @%s could not be read: %v", me, err)
+		return ExitFailed
+	}
+	if b.Fault != "" {
+		s.out("WARNING: the inbox lock for @%s could not be taken (%s); read unlocked, covered by the hashed cursor", me, b.Fault)
+	}
+	for _, n := range b.Notes {
+		s.out("%s", n)
+	}
+	for _, l := range b.Lines {
+		if asJSON {
+			s.out("%s", l)
+		} else {
+			s.out("%s", showLine(l))
+		}
+	}
+	if len(b.Lines) == 0 && !asJSON {
+		s.out("no new mail for @%s", me)
+	}
+	if err := f.Commit(me, b); err != nil {
+		s.out("FAILED: the read cursor for @%s could not be written (%v); the lines above will show again", me, err)
+		return ExitFailed
+	}
+	s.touch(d, me)
+	return ExitOK
+}
+
+// showLine renders an inbox line for a person; a line that is not a frame is shown
+// as it is, so nothing filed is ever hidden.
+func showLine(raw []byte) string {
+	var l filer.Line
+	if err := json.Unmarshal(raw, &l); err != nil || l.From == "" {
+		return "(unparsed line) " + string(raw)
+	}
+	tag := ""
+	if l.To == "" {
+		tag = ", broadcast"
+	}
+	body := l.Msg
+	if strings.Contains(body, "\n") {
+		body = "\n" + body
+	}
+	return "@" + l.From + " (" + l.TS + tag + "): " + body
+}

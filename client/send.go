@@ -1,0 +1,203 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"sort"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// SendArgs is what `sotd send` was asked: To is the first positional @arg without
+// its '@'; Text is the message (already read from --file when given).
+type SendArgs struct {
+	To        string
+	Text      string
+	Broadcast bool
+}
+
+// ReadBody reads a --file body whole: a path, or "-" for stdin.
+func ReadBody(path string, stdin io.Reader) (string, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(io.LimitReader(stdin, mail.MaxText+1))
+	} else {
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			b, err = io.ReadAll(io.LimitReader(f, mail.MaxText+1))
+			f.Close()
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the message body: %w", err)
+	}
+	return string(b), nil
+}
+
+// Send files one message (or a broadcast copy to every other live session) and
+// prints one line per receiver.
+func (s *Session) Send(a SendArgs) int {
+	label := "@" + a.To
+	if a.Broadcast {
+		label = "@*"
+	}
+	if !utf8.ValidString(a.Text) {
+		s.out("FAILED -> %s: the message is not valid UTF-8; nothing was sent (send text, or base64 for bytes)", label)
+		return ExitFailed
+	}
+	me, err := s.Me()
+	if err != nil {
+		s.out("FAILED -> %s: %v; nothing was sent", label, err)
+		return ExitFailed
+	}
+	d, err := registry.Read(s.Home)
+	if err != nil {
+		s.out("FAILED -> %s: the registry could not be read, so identity @%s is unverified; nothing was sent", label, me)
+		s.warn("sotd: %v", err)
+		return ExitFailed
+	}
+	self, ok := d.Agents[me]
+	if !ok {
+		s.out("FAILED -> %s: @%s is not in the registry; reclaim it with sotd join --name %s; nothing was sent", label, me, me)
+		return ExitFailed
+	}
+	if why := s.bindingRefusal(self, me); why != "" {
+		s.out("FAILED -> %s: %s; nothing was sent", label, why)
+		return ExitFailed
+	}
+	repo := self.Repo
+	var targets []string
+	if a.Broadcast {
+		for name, e := range d.Agents {
+			if name != me && registry.Live(e.LastSeen, s.Now()) {
+				targets = append(targets, name)
+			}
+		}
+		sort.Strings(targets)
+		if len(targets) == 0 {
+			s.out("FAILED -> @*: no other live session is listed; nothing was sent")
+			return ExitFailed
+		}
+	} else {
+		targets = []string{a.To}
+	}
+	r := &router{s: s, doc: d}
+	code := ExitOK
+	for _, to := range targets {
+		req := wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID()}
+		if line := r.file(req); line != "" {
+			s.out("%s", line)
+			if line[0] == 'F' {
+				code = ExitFailed
+			}
+		}
+	}
+	s.touch(d, me)
+	return code
+}
+
+// router picks the route for each request and says the one result line.
+type router struct {
+	s        *Session
+	doc      *registry.Doc
+	direct   *bool // route 1 allowed on this box (computed once)
+	directNo string
+}
+
+func (r *router) file(req wire.CommFile) string {
+	if err := mail.CheckRequest(req); err != nil {
+		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
+	}
+	if _, listed := r.doc.Agents[req.To]; listed && r.canAppend() {
+		return r.appendHere(req)
+	}
+	return r.handToDaemon(req)
+}
+
+// canAppend is route 1's lock-manager test: this client appends itself only when
+// line 1 of inbox-lock-manager names this box's own manager.
+func (r *router) canAppend() bool {
+	if r.direct == nil {
+		ok := false
+		if own, err := filer.ComputeManager(r.s.Home.InboxDir()); err == nil {
+			ok, r.directNo = filer.Matches(r.s.Home, own)
+		} else {
+			r.directNo = err.Error()
+		}
+		r.direct = &ok
+	}
+	return *r.direct
+}
+
+func (r *router) appendHere(req wire.CommFile) string {
+	now := r.s.Now()
+	if err := mail.CheckReceiver(r.doc, req.To, now); err != nil {
+		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
+	}
+	f := filer.New(r.s.Home)
+	if _, err := f.Append(req.To, []filer.Line{mail.Compose(req, now)}); err != nil {
+		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
+	}
+	return fmt.Sprintf("  filed -> @%s", req.To)
+}
+
+// handToDaemon writes one comm.file to this box's daemon and reads one answer
+// within the read window: the inbox lock wait plus 3 s.
+func (r *router) handToDaemon(req wire.CommFile) string {
+	sock := r.s.Home.Socket(r.s.Host)
+	window := home.EnvSeconds("SOT_INBOX_LOCK_WAIT_SECS", 2*time.Second) + 3*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), window)
+	defer cancel()
+	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: r.s.Host, Name: req.From, OSUser: osUser(), Protocol: wire.Protocol})
+	if err != nil {
+		return fmt.Sprintf("FAILED -> @%s: %s", req.To, daemonFailure(sock, err, r.directNo))
+	}
+	defer c.Close()
+	var res wire.CommFiled
+	if err := c.Call(ctx, wire.OpCommFile, req, &res); err != nil {
+		return fmt.Sprintf("FAILED -> @%s: %s", req.To, daemonFailure(sock, err, ""))
+	}
+	return fmt.Sprintf("filed -> @%s", req.To)
+}
+
+// daemonFailure is the reason for a wire send that got no "ok": the daemon's own
+// sentence when it answered, else what the transport said.
+func daemonFailure(sock string, err error, whyNotDirect string) string {
+	var re *wire.RemoteError
+	switch {
+	case errors.As(err, &re) && re.Code == wire.CodeHelloRefused:
+		return "hello refused: " + re.Sentence
+	case errors.As(err, &re):
+		return re.Sentence
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, os.ErrNotExist):
+		msg := "no sotd daemon found; start one with sotd serve (looked at " + sock + ")"
+		if whyNotDirect != "" {
+			msg += "; this client cannot append itself: " + whyNotDirect
+		}
+		return msg
+	default:
+		return fmt.Sprintf("the daemon did not answer at %s (%v)", sock, err)
+	}
+}
+
+// osUser is the account name the daemon compares with its own; "" lets the
+// daemon rely on the socket's peer credentials alone.
+func osUser() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.Username
+}

@@ -1,0 +1,97 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// Session is one client invocation: where it runs and where it writes.
+type Session struct {
+	Home   home.Home
+	Host   string // this box's declared name
+	Row    string // $SOT_WORKSPACE_ID: the row this session runs in, "" in a bare shell
+	Cwd    string
+	Stdout io.Writer
+	Stderr io.Writer
+	Now    func() time.Time
+}
+
+// NewSession reads the environment.
+func NewSession(stdout, stderr io.Writer) (*Session, error) {
+	h, err := home.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("the current folder is unknown: %w", err)
+	}
+	return &Session{
+		Home:   h,
+		Host:   home.SelfHost(),
+		Row:    os.Getenv(home.EnvWorkspaceID),
+		Cwd:    cwd,
+		Stdout: stdout,
+		Stderr: stderr,
+		Now:    time.Now,
+	}, nil
+}
+
+func (s *Session) out(format string, args ...any) { fmt.Fprintf(s.Stdout, format+"\n", args...) }
+func (s *Session) warn(format string, args ...any) {
+	fmt.Fprintf(s.Stderr, format+"\n", args...)
+}
+
+// errNotJoined says a session has no handle yet.
+var errNotJoined = errors.New("this session has not joined; run sotd join first")
+
+// Me is this session's handle: $SOT_COMM_NAME, else the self file this host and row
+// pin. A session with neither has not joined.
+func (s *Session) Me() (string, error) {
+	if n := os.Getenv(home.EnvName); n != "" {
+		return n, home.CheckHandle(n)
+	}
+	self, ok, err := s.Home.ReadSelf(s.Host, s.Row)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errNotJoined
+	}
+	return self.Name, home.CheckHandle(self.Name)
+}
+
+// bindingRefusal is the protocol's refusal for a handle another row holds, or ""
+// when this process may act as name.
+func (s *Session) bindingRefusal(e *registry.Entry, name string) string {
+	if e == nil || !e.BoundElsewhere(s.Row) {
+		return ""
+	}
+	carries := "no row id"
+	if s.Row != "" {
+		carries = s.Row
+	}
+	return fmt.Sprintf("@%s belongs to row %s; this process carries %s, so it is not this row's inbox", name, e.WorkspaceID, carries)
+}
+
+// touch stamps last_seen, best effort, within the ~1 s touch bound. A stamp under
+// touchFresh old is left alone: liveness is measured in minutes, and skipping the
+// write keeps a send to one fsync.
+func (s *Session) touch(d *registry.Doc, name string) {
+	if e, ok := d.Agents[name]; ok {
+		if t, err := time.Parse(time.RFC3339, e.LastSeen); err == nil && s.Now().Sub(t) < touchFresh && s.Now().Sub(t) >= 0 {
+			return
+		}
+	}
+	if err := registry.Touch(s.Home, name, s.Now(), registry.TouchWait); err != nil {
+		s.warn("sotd: last_seen for @%s not stamped: %v", name, err)
+	}
+}
+
+const touchFresh = 30 * time.Second

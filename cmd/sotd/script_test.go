@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"sotd": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI transcripts in testdata/script: each is a txtar of
+// commands with their exact output and exit codes.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
+			e.Setenv("SOT_SELF_HOST", "box")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile": waitFile,
+		},
+	})
+}
+
+// waitFile waits up to 10 s for a file to appear (a daemon's socket).
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	p := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			if neg {
+				ts.Fatalf("%s exists", p)
+			}
+			return
+		}
+	}
+	if !neg {
+		ts.Fatalf("%s", fmt.Sprintf("%s did not appear within 10s", p))
+	}
+}

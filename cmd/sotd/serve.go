@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/sotcomm/sotd/daemon"
+	"github.com/sotcomm/sotd/home"
+)
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageErr(stderr, "serve", args)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	h, err := home.Resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "sotd serve: %v\n", err)
+		return 1
+	}
+	host := home.SelfHost()
+	d, err := daemon.New(daemon.Config{Home: h, Host: host, Socket: h.Socket(host), Log: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "sotd serve: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := d.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "sotd serve: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,192 @@
+// Package integration builds sotd once and runs real daemons and clients against
+// their own comm homes: real processes, real sockets, real flock and fsync.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sotdBin is the binary every test runs, built once by TestMain.
+var sotdBin string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(runHelper())
+	}
+	dir, err := os.MkdirTemp("", "sotd-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sotdBin = filepath.Join(dir, "sotd")
+	if runtime.GOOS == "windows" {
+		sotdBin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", sotdBin, "../cmd/sotd")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build sotd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// box is one comm home as one box sees it.
+type box struct {
+	t    *testing.T
+	home string
+	host string
+}
+
+func newBox(t *testing.T, host string) *box {
+	t.Helper()
+	return &box{t: t, home: filepath.Join(t.TempDir(), "comm"), host: host}
+}
+
+// env is the environment of a process on this box acting as handle (""
+// for none).
+func (b *box) env(handle string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "SOT_") || strings.HasPrefix(kv, "COMM_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host)
+	if handle != "" {
+		env = append(env, "SOT_COMM_NAME="+handle)
+	}
+	return env
+}
+
+func (b *box) socket() string { return filepath.Join(b.home, "run", b.host, "sotd.sock") }
+
+// result is one finished client run.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs `sotd args…` as handle and returns what it printed and its exit code.
+func (b *box) run(handle string, stdin string, args ...string) result {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sotdBin, args...)
+	cmd.Env = b.env(handle)
+	cmd.Dir = b.t.TempDir()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		b.t.Fatalf("sotd %v: %v", args, err)
+	}
+	return r
+}
+
+// must runs a verb that must exit 0.
+func (b *box) must(handle string, args ...string) string {
+	b.t.Helper()
+	r := b.run(handle, "", args...)
+	if r.code != 0 {
+		b.t.Fatalf("sotd %v as @%s: exit %d\nstdout: %s\nstderr: %s", args, handle, r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// daemon is a running `sotd serve`.
+type daemon struct {
+	cmd     *exec.Cmd
+	logs    *syncBuffer
+	done    chan error
+	stopped sync.Once
+}
+
+// syncBuffer collects a daemon's log while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve starts this box's daemon and waits until its socket answers.
+func (b *box) serve() *daemon {
+	b.t.Helper()
+	cmd := exec.Command(sotdBin, "serve")
+	cmd.Env = b.env("")
+	logs := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		b.t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, logs: logs, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	b.t.Cleanup(func() { d.stop(b.t) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(b.socket()); err == nil {
+			return d
+		}
+		select {
+		case err := <-d.done:
+			d.done <- err
+			b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("sotd serve made no socket at %s in 10s\n%s", b.socket(), logs.String())
+		}
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit within 10 s.
+func (d *daemon) stop(t *testing.T) {
+	d.stopped.Do(func() { d.term(t) })
+}
+
+func (d *daemon) term(t *testing.T) {
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.done:
+		d.done <- err
+		if err != nil {
+			t.Errorf("sotd serve after SIGTERM: %v\n%s", err, d.logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		d.cmd.Process.Kill()
+		t.Errorf("sotd serve did not stop within 10s of SIGTERM\n%s", d.logs.String())
+	}
+}

@@ -1,0 +1,94 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// helperEnv makes the test binary a sender process: "direct" files through the
+// client's own route-1 append, "daemon" hands each line to the daemon as comm.file.
+const helperEnv = "SOTD_IT_HELPER"
+
+// helperEnvs is what a sender process needs beyond the box's environment.
+func helperEnvs(route, from, to string, n int) []string {
+	return []string{helperEnv + "=" + route, "SOTD_IT_FROM=" + from, "SOTD_IT_TO=" + to, "SOTD_IT_N=" + strconv.Itoa(n)}
+}
+
+// senderText is message i of from, padded so a torn line cannot pass for a whole one.
+func senderText(from string, i int) string {
+	return fmt.Sprintf("%s #%d %s", from, i, strings.Repeat("x", 40+i%200))
+}
+
+func runHelper() int {
+	from, to := os.Getenv("SOTD_IT_FROM"), os.Getenv("SOTD_IT_TO")
+	n, _ := strconv.Atoi(os.Getenv("SOTD_IT_N"))
+	var err error
+	switch os.Getenv(helperEnv) {
+	case "direct":
+		err = sendDirect(from, to, n)
+	case "daemon":
+		err = sendViaDaemon(from, to, n)
+	default:
+		err = fmt.Errorf("unknown helper %q", os.Getenv(helperEnv))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// sendDirect runs the client's send, the same code `sotd send` runs.
+func sendDirect(from, to string, n int) error {
+	var out strings.Builder
+	s, err := client.NewSession(&out, io.Discard)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		out.Reset()
+		if code := s.Send(client.SendArgs{To: to, Text: senderText(from, i)}); code != 0 {
+			return fmt.Errorf("send %d: exit %d: %s", i, code, out.String())
+		}
+		if got := out.String(); got != "  filed -> @"+to+"\n" {
+			return fmt.Errorf("send %d printed %q, want its own append's indented filed line", i, got)
+		}
+	}
+	return nil
+}
+
+// sendViaDaemon is route 2's client half: one connection, one comm.file per line.
+func sendViaDaemon(from, to string, n int) error {
+	h, err := home.Resolve()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := wire.Dial(ctx, h.Socket(home.SelfHost()), wire.Hello{Role: wire.RoleCLI, Host: home.SelfHost(), Name: from, Protocol: wire.Protocol})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for i := 0; i < n; i++ {
+		var res wire.CommFiled
+		req := wire.CommFile{From: from, To: to, Text: senderText(from, i), ID: mail.NewID()}
+		if err := c.Call(ctx, wire.OpCommFile, req, &res); err != nil {
+			return fmt.Errorf("comm.file %d: %w", i, err)
+		}
+		if !res.OK || res.Dup {
+			return fmt.Errorf("comm.file %d answered %+v", i, res)
+		}
+	}
+	return nil
+}

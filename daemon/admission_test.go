@@ -123,7 +123,7 @@ func TestTranscripts(t *testing.T) {
 			}
 		})
 	}
-	if !r.logs.has("hello refused") || !r.logs.has("the first frame must be hello") {
+	if !r.logs.Contains("hello refused") || !r.logs.Contains("the first frame must be hello") {
 		t.Errorf("refused hellos were not logged with their reason:\n%s", r.logs.String())
 	}
 }

@@ -224,7 +224,7 @@ func TestInboxLockTimeout(t *testing.T) {
 	if el := time.Since(start); el < 250*time.Millisecond {
 		t.Fatalf("refused after %s, before the 0.3s lock wait", el)
 	}
-	if !r.logs.has("filing failed") {
+	if !r.logs.Contains("filing failed") {
 		t.Errorf("the failed filing was not logged:\n%s", r.logs.String())
 	}
 }

@@ -51,7 +51,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	if _, err := call(t, r.dial(t), wireReq("bob")); err != nil {
 		t.Fatalf("filing through the replacing daemon: %v", err)
 	}
-	if !r.logs.has("replaced a stale socket") {
+	if !r.logs.Contains("replaced a stale socket") {
 		t.Errorf("the replacement was not logged:\n%s", r.logs.String())
 	}
 }

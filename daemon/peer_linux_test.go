@@ -43,7 +43,7 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 			t.Fatalf("the other user's transcript does not hold %q:\n%s", want, out)
 		}
 	}
-	if !r.logs.has("hello refused") {
+	if !r.logs.Contains("hello refused") {
 		t.Errorf("the refusal was not logged:\n%s", r.logs.String())
 	}
 }

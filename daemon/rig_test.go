@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
@@ -31,7 +31,7 @@ var testNow = time.Date(2026, 5, 29, 18, 4, 0, 0, time.UTC)
 type rig struct {
 	home home.Home
 	sock string
-	logs *syncBuffer
+	logs *testutil.SyncBuffer
 
 	cancel context.CancelFunc
 	done   chan error
@@ -86,7 +86,7 @@ func startRig(t *testing.T, tune ...func(*Daemon)) *rig {
 
 func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	d, err := New(Config{Home: h, Host: "box", Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
 	if err != nil {
 		t.Fatal(err)
@@ -236,26 +236,6 @@ func helloFrame(user string, protocol int) string {
 	p, _ := json.Marshal(wire.Hello{Role: wire.RoleCLI, Host: "box", OSUser: user, Protocol: protocol})
 	return frame(1, wire.OpHello, string(p))
 }
-
-// syncBuffer is a log sink the daemon's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) has(sub string) bool { return strings.Contains(s.String(), sub) }
 
 // holdInboxLock takes handle's inbox lock as another writer would (its own open
 // file description, so the daemon's flock conflicts with it) until release.

@@ -24,7 +24,7 @@ func TestStopAnswersWhatIsInFlight(t *testing.T) {
 	}()
 	// The request waits in the filer for the held lock; then the daemon is told
 	// to stop, and only then is the lock let go.
-	waitFor(t, "the request to reach the filer", func() bool { return r.logs.has("filing a batch") })
+	waitFor(t, "the request to reach the filer", func() bool { return r.logs.Contains("filing a batch") })
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.stop(t) }()
 	time.Sleep(200 * time.Millisecond)
@@ -50,7 +50,7 @@ func TestStopAnswersWhatIsInFlight(t *testing.T) {
 		t.Fatalf("a call after stop = %v, want the connection closed", err)
 	}
 	for _, want := range []string{"sotd serving", "sotd stopped"} {
-		if !r.logs.has(want) {
+		if !r.logs.Contains(want) {
 			t.Errorf("the log does not say %q:\n%s", want, r.logs.String())
 		}
 	}

@@ -2,41 +2,22 @@ package filer
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 
 	"github.com/sotcomm/sotd/home"
 )
 
-// logBuf collects a filer's log lines; a test's helper processes log too, so it is
-// safe for concurrent use.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // newTestFiler is a filer on a fresh home, with its log kept for the test.
-func newTestFiler(t testing.TB) (*Filer, *logBuf) {
+func newTestFiler(t testing.TB) (*Filer, *testutil.SyncBuffer) {
 	t.Helper()
 	return newTestFilerIn(t, t.TempDir())
 }
@@ -55,7 +36,7 @@ func memDir(t testing.TB) string {
 	return dir
 }
 
-func newTestFilerIn(t testing.TB, dir string) (*Filer, *logBuf) {
+func newTestFilerIn(t testing.TB, dir string) (*Filer, *testutil.SyncBuffer) {
 	t.Helper()
 	h, err := home.At(dir)
 	if err != nil {
@@ -64,7 +45,7 @@ func newTestFilerIn(t testing.TB, dir string) (*Filer, *logBuf) {
 	if err := h.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuf{}
+	logs := &testutil.SyncBuffer{}
 	return &Filer{
 		Home:     h,
 		LockWait: InboxLockWait,

@@ -3,7 +3,6 @@ package filer
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/sotcomm/sotd/machine"
@@ -25,11 +24,11 @@ func ComputeManager(dir string) (string, error) {
 	if err != nil {
 		return "none@" + id, err
 	}
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	ms, err := machine.Mounts()
 	if err != nil {
 		return "none@" + id, err
 	}
-	return managerOf(parseMountinfo(string(b)), path, id), nil
+	return managerOf(ms, path, id), nil
 }
 
 // resolved is dir made absolute with its symbolic links followed, as findmnt -T

@@ -15,6 +15,8 @@ import (
 	"github.com/sotcomm/sotd/machine"
 )
 
+// sampleMountinfo holds one mount of each kind the policy sorts; how a path
+// finds its mount (escapes, prefixes, stacks) is machine's to test.
 const sampleMountinfo = `22 27 0:21 / /proc rw,relatime - proc proc rw
 27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
 30 27 0:27 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24683652k
@@ -25,13 +27,11 @@ const sampleMountinfo = `22 27 0:21 / /proc rw,relatime - proc proc rw
 44 27 0:44 / /mnt rw,relatime - xfs /dev/sdb rw
 45 27 0:45 / /mnt/stack rw,relatime - ext4 /dev/sdc rw
 46 45 0:46 / /mnt/stack rw,relatime shared:7 master:2 - fuse.sshfs me@far:/x rw,user_id=0
-47 27 0:47 / /mnt/with\040space rw,relatime - btrfs /dev/sdd rw
 48 27 0:48 / /mntx rw,relatime - vfat /dev/sde rw
-garbage line
 `
 
 func TestManagerOf(t *testing.T) {
-	ms := parseMountinfo(sampleMountinfo)
+	ms := machine.ParseMountinfo(sampleMountinfo)
 	tests := []struct {
 		path, id, want string
 	}{
@@ -39,16 +39,16 @@ func TestManagerOf(t *testing.T) {
 		{"/dev/shm/comm", "m1", "local m1"},
 		{"/srv/nfs4home/me/.sot-comm", "m1", "nfs4 fs1:/export/home"},
 		{"/srv/nfs4home", "m1", "nfs4 fs1:/export/home"},
-		{"/srv/nfs4all/me", "m1", "none@m1"},
-		{"/srv/nfs3/me", "m1", "none@m1"},
-		{"/var/lib/overlay/x", "m1", "none@m1"},
-		{"/mnt/disk", "m1", "local m1"},            // xfs
-		{"/mnt/stack/comm", "m1", "none@m1"},       // the last mount stacked on a point wins
-		{"/mnt/with space/comm", "m1", "local m1"}, // octal escapes undone
-		{"/mntx/comm", "m1", "none@m1"},            // /mnt is not a prefix of /mntx
-		{"/proc/self", "m1", "none@m1"},            // proc is not a disk
-		{"/home/me", machine.Unknown, "none"},      // no machine id
-		{"/srv/nfs4home/me", "", "none"},           // no machine id, even on nfs4
+		{"/srv/nfs4all/me", "m1", "none@m1"},    // nfs4 with local locks
+		{"/srv/nfs3/me", "m1", "none@m1"},       // local_lock=none is not enough off nfs4
+		{"/var/lib/overlay/x", "m1", "none@m1"}, // overlay
+		{"/mnt/disk", "m1", "local m1"},         // xfs
+		{"/mnt/stack/comm", "m1", "none@m1"},    // the FUSE mount on top, not the ext4 beneath
+		{"/mntx/comm", "m1", "none@m1"},         // vfat
+		{"/proc/self", "m1", "none@m1"},         // proc is not a disk
+		{"relative/path", "m1", "none@m1"},      // on no mount: the lock is unknown
+		{"/home/me", machine.Unknown, "none"},   // no machine id
+		{"/srv/nfs4home/me", "", "none"},        // no machine id, even on nfs4
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -76,12 +76,13 @@ func TestComputeManagerHere(t *testing.T) {
 			t.Fatalf("got %q, want none@%s", got, id)
 		}
 	default:
+		// Read apart from machine.Mounts, which only Linux builds.
 		b, err := os.ReadFile("/proc/self/mountinfo")
 		if err != nil {
 			t.Fatal(err)
 		}
 		real, _ := filepath.EvalSymlinks(dir)
-		if want := managerOf(parseMountinfo(string(b)), real, id); got != want {
+		if want := managerOf(machine.ParseMountinfo(string(b)), real, id); got != want {
 			t.Fatalf("got %q, want %q", got, want)
 		}
 	}

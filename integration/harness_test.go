@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // sotdBin is the binary every test runs, built once by TestMain.
@@ -47,12 +49,12 @@ func TestMain(m *testing.M) {
 
 // box is one comm home as one box sees it.
 type box struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	host string
 }
 
-func newBox(t *testing.T, host string) *box {
+func newBox(t testing.TB, host string) *box {
 	t.Helper()
 	return &box{t: t, home: filepath.Join(t.TempDir(), "comm"), host: host}
 }
@@ -119,27 +121,9 @@ func (b *box) must(handle string, args ...string) string {
 // daemon is a running `sotd serve`.
 type daemon struct {
 	cmd     *exec.Cmd
-	logs    *syncBuffer
+	logs    *testutil.SyncBuffer
 	done    chan error
 	stopped sync.Once
-}
-
-// syncBuffer collects a daemon's log while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // serve starts this box's daemon and waits until its socket answers.
@@ -147,7 +131,7 @@ func (b *box) serve() *daemon {
 	b.t.Helper()
 	cmd := exec.Command(sotdBin, "serve")
 	cmd.Env = b.env("")
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		b.t.Fatal(err)
@@ -173,11 +157,11 @@ func (b *box) serve() *daemon {
 }
 
 // stop sends SIGTERM and requires a clean exit within 10 s.
-func (d *daemon) stop(t *testing.T) {
+func (d *daemon) stop(t testing.TB) {
 	d.stopped.Do(func() { d.term(t) })
 }
 
-func (d *daemon) term(t *testing.T) {
+func (d *daemon) term(t testing.TB) {
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-d.done:

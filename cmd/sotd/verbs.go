@@ -168,35 +168,28 @@ func parseSend(args []string) (a client.SendArgs, file string, err error) {
 	return a, file, nil
 }
 
-func runPoll(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var asJSON bool
-	rest, ok := flags("poll", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&asJSON, "json", false, "print the raw inbox lines")
-	})
-	if !ok || len(rest) > 0 {
-		return usageErr(stderr, "poll", rest)
+// jsonVerb runs a verb whose one flag is --json.
+func jsonVerb(name, help string, call func(*client.Session, bool) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		var asJSON bool
+		rest, ok := flags(name, args, stderr, func(fs *flag.FlagSet) {
+			fs.BoolVar(&asJSON, "json", false, help)
+		})
+		if !ok || len(rest) > 0 {
+			return usageErr(stderr, name, rest)
+		}
+		s, code := session(stdout, stderr)
+		if s == nil {
+			return code
+		}
+		return call(s, asJSON)
 	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.Poll(asJSON)
 }
 
-func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var asJSON bool
-	rest, ok := flags("list", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&asJSON, "json", false, "print JSON")
-	})
-	if !ok || len(rest) > 0 {
-		return usageErr(stderr, "list", rest)
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.List(asJSON)
-}
+var (
+	runPoll = jsonVerb("poll", "print the raw inbox lines", (*client.Session).Poll)
+	runList = jsonVerb("list", "print JSON", (*client.Session).List)
+)
 
 func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var name string

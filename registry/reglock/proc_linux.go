@@ -24,20 +24,3 @@ func procGone(pid int) bool {
 	_, err := os.Lstat("/proc/" + strconv.Itoa(pid))
 	return errors.Is(err, fs.ErrNotExist)
 }
-
-// vouch says why a read of dir is not proved fresh, or nil when it is.
-func vouch(dir string) error {
-	path, err := resolve(dir)
-	if err != nil {
-		return err
-	}
-	info, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return errors.New("the comm home's mount cannot be read from /proc/self/mountinfo, so no read of it is proved fresh")
-	}
-	m, ok := mountOf(string(info), path)
-	if !ok {
-		return errors.New("the comm home's mount is not in /proc/self/mountinfo, so no read of it is proved fresh")
-	}
-	return m.vouch()
-}

@@ -98,19 +98,7 @@ var recordSeq atomic.Int64
 // recordTemp writes the record to a fresh temp file beside it, flushed.
 func recordTemp(h home.Home, own, id string) (string, error) {
 	tmp := filepath.Join(h.Dir, ".inbox-lock-manager."+home.FileName(id)+"."+strconv.Itoa(os.Getpid())+"."+strconv.FormatInt(recordSeq.Add(1), 10))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, home.FileMode)
-	if err != nil {
-		return "", fmt.Errorf("the inbox-lock-manager record could not be written (%v)", bareErr(err))
-	}
-	_, err = f.WriteString(own + "\n" + id + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := home.WriteNew(tmp, []byte(own+"\n"+id+"\n"), (*os.File).Sync); err != nil {
 		return "", fmt.Errorf("the inbox-lock-manager record could not be written (%v)", bareErr(err))
 	}
 	return tmp, nil
@@ -123,16 +111,13 @@ func createRecord(h home.Home, own, id string) (won bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	defer os.Remove(tmp)
-	lerr := os.Link(tmp, h.LockManager())
-	if lerr != nil && !errors.Is(lerr, fs.ErrExist) {
-		return false, fmt.Errorf("the inbox-lock-manager record %s could not be created (cannot hard-link in %s: %v)", h.LockManager(), h.Dir, bareErr(lerr))
+	won, err = home.LinkNew(tmp, h.LockManager())
+	if err != nil {
+		return false, fmt.Errorf("the inbox-lock-manager record %s could not be created (%v)", h.LockManager(), err)
 	}
-	if lerr != nil && !sameFile(tmp, h.LockManager()) {
+	if !won {
 		return false, nil
 	}
-	// A retransmitted NFS link answers "exists" for the caller's own link; the
-	// record being our temp file says it was taken.
 	return true, home.SyncDir(h.Dir)
 }
 
@@ -146,12 +131,6 @@ func replaceRecord(h home.Home, own, id string) error {
 		return fmt.Errorf("the inbox-lock-manager record %s could not be replaced (%v)", h.LockManager(), bareErr(err))
 	}
 	return home.SyncDir(h.Dir)
-}
-
-func sameFile(a, b string) bool {
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
 
 // Matches is route 1's decision: a client appends itself only when the record's

@@ -1,12 +1,6 @@
 package filer
 
-import (
-	"errors"
-	"io/fs"
-	"path/filepath"
-
-	"github.com/sotcomm/sotd/machine"
-)
+import "github.com/sotcomm/sotd/machine"
 
 // ComputeManager names the lock manager behind dir's mount, as line 1 of the
 // inbox-lock-manager record: `nfs4 <server>:<export>` for an NFSv4 mount with
@@ -20,7 +14,7 @@ func ComputeManager(dir string) (string, error) {
 	if !knownID(id) {
 		return "none", nil
 	}
-	path, err := resolved(dir)
+	path, err := machine.RealPath(dir)
 	if err != nil {
 		return "none@" + id, err
 	}
@@ -29,24 +23,4 @@ func ComputeManager(dir string) (string, error) {
 		return "none@" + id, err
 	}
 	return managerOf(ms, path, id), nil
-}
-
-// resolved is dir made absolute with its symbolic links followed, as findmnt -T
-// sees it; a folder not made yet is served by the mount of its nearest parent.
-func resolved(dir string) (string, error) {
-	p, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		r, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return r, nil
-		}
-		up := filepath.Dir(p)
-		if !errors.Is(err, fs.ErrNotExist) || up == p {
-			return "", err
-		}
-		p = up
-	}
 }

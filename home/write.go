@@ -15,23 +15,12 @@ var tmpSeq atomic.Int64
 // new ones and never a torn file.
 func WriteAtomic(path string, data []byte) error {
 	tmp := path + ".tmp." + strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(tmpSeq.Add(1), 10)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
-	if err != nil {
+	if err := WriteNew(tmp, data, (*os.File).Sync); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
 }

@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -35,36 +33,26 @@ func Ensure(h home.Home) error {
 		return err
 	}
 	tmp := path + ".new." + strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(skeletonSeq.Add(1), 10)
-	defer os.Remove(tmp)
-	if err := writeFlushed(tmp, body); err != nil {
+	if err := home.WriteNew(tmp, body, flushed); err != nil {
 		return fmt.Errorf("could not create the registry %s: %w", path, err)
 	}
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-		return fmt.Errorf("could not create the registry %s: cannot hard-link in %s: %w", path, h.Dir, err)
+	created, err := home.LinkNew(tmp, path)
+	if err != nil {
+		return fmt.Errorf("could not create the registry %s: %w", path, err)
+	}
+	if !created {
+		return nil
 	}
 	return home.SyncDir(h.Dir)
 }
 
-// writeFlushed creates path (0600, failing if it exists) holding data, flushed. A
-// failed flush is a *flushError, which the protocol names apart from other failures.
-func writeFlushed(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, home.FileMode)
-	if err != nil {
-		return err
+// flushed is fsys.sync with its failure marked as a *flushError, which the
+// protocol names apart from other failures.
+func flushed(f *os.File) error {
+	if err := fsys.sync(f); err != nil {
+		return &flushError{err}
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		if err = fsys.sync(f); err != nil {
-			err = &flushError{err}
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }
 
 type flushError struct{ err error }

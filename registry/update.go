@@ -114,7 +114,7 @@ func writeTmp(tmp string, body []byte) error {
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &UpdateError{reasonNotWritten, err}
 	}
-	if err := writeFlushed(tmp, body); err != nil {
+	if err := home.WriteNew(tmp, body, flushed); err != nil {
 		if fe := (*flushError)(nil); errors.As(err, &fe) {
 			return &UpdateError{fmt.Sprintf(reasonFlush, fe.err), err}
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/sotcomm/sotd/home"
 )
@@ -21,61 +20,13 @@ func link(lock, target, rec string) (bool, error) {
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("cannot remove an earlier %s: %v", tmp, cause(err))
 	}
-	if err := writeTemp(tmp, rec); err != nil {
-		return false, err
+	// Flushed before the link publishes it: a lock whose name survived a crash
+	// but whose line did not would read as no holder, which only a person can
+	// clear.
+	if err := home.WriteNew(tmp, []byte(rec+"\n"), (*os.File).Sync); err != nil {
+		return false, fmt.Errorf("cannot write %s: %v", tmp, cause(err))
 	}
-	lerr := os.Link(tmp, target)
-	// A retransmitted NFSv3 LINK answers "exists" for the caller's own link, so
-	// whether target is now this temp file decides.
-	taken := lerr == nil || sameFile(tmp, target)
-	os.Remove(tmp)
-	switch {
-	case taken:
-		return true, nil
-	case errors.Is(lerr, fs.ErrExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("cannot hard-link in %s: %v", filepath.Dir(target), cause(lerr))
-}
-
-// writeTemp writes rec and flushes it before the link publishes it: a lock whose
-// name survived a crash but whose line did not would read as no holder, which
-// only a person can clear.
-func writeTemp(tmp, rec string) error {
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, home.FileMode)
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", tmp, cause(err))
-	}
-	_, err = f.WriteString(rec + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %v", tmp, cause(err))
-	}
-	return nil
-}
-
-// sameFile reports whether a and b are one file. Both are opened, not just
-// stat'ed, so an NFS client revalidates their attributes first.
-func sameFile(a, b string) bool {
-	fa, err := os.Open(a)
-	if err != nil {
-		return false
-	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return false
-	}
-	defer fb.Close()
-	sa, err1 := fa.Stat()
-	sb, err2 := fb.Stat()
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	return home.LinkNew(tmp, target)
 }
 
 // cause is the OS's own words for err, without the path an error line already names.

@@ -4,15 +4,13 @@ package reglock
 
 import (
 	"fmt"
-	"path/filepath"
+
+	"github.com/sotcomm/sotd/machine"
 )
 
-// resolve is dir as the mount table names it: absolute, with symlinks followed.
+// resolve is machine.RealPath with the FAILED line's words for its failure.
 func resolve(dir string) (string, error) {
-	p, err := filepath.EvalSymlinks(dir)
-	if err == nil {
-		p, err = filepath.Abs(p)
-	}
+	p, err := machine.RealPath(dir)
 	if err != nil {
 		return "", fmt.Errorf("the comm home's folder %s cannot be resolved (%v), so no read of it is proved fresh", dir, err)
 	}

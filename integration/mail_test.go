@@ -101,13 +101,16 @@ func TestManyWritersMixedRoutes(t *testing.T) {
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(b.env(s), helperEnvs(route, s, "sink", each)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := cmd.Run(); err != nil {
 				errs <- fmt.Errorf("%s sender %s: %v: %s", route, s, err, stderr.String())
+			}
+			if r := strings.TrimSpace(stdout.String()); r != "retries=0" {
+				t.Logf("%s sender %s: %s (lines refused with nothing appended, sent again)", route, s, r)
 			}
 		}()
 	}

@@ -1,0 +1,57 @@
+package wake
+
+// Notice is the one line the wake types into a free prompt: it names the
+// command that reads the mail, never the mail itself (a pasted message is never
+// marked read, so it would show again).
+const Notice = "[sot-comm] you have mail: run comm-poll.sh"
+
+// Kind is what the free-prompt test found.
+type Kind int
+
+// The zero Kind is NotFree, so a Verdict nobody filled in never lets the wake
+// type.
+const (
+	NotFree     Kind = iota
+	Free             // an empty main prompt: type the notice, then Enter
+	HoldsNotice      // the box holds exactly the notice: send Enter alone
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Free:
+		return "free"
+	case HoldsNotice:
+		return "holds the notice"
+	default:
+		return "not free"
+	}
+}
+
+// Options says whose screen it is.
+type Options struct {
+	// Windows: Claude Code on Windows, where > is a prompt glyph too and a bare
+	// glyph counts without its no-break space.
+	Windows bool
+	// Notice is the line the wake types; "" means the package's Notice.
+	Notice string
+}
+
+// Verdict is the free-prompt test's answer.
+type Verdict struct {
+	Kind Kind
+	// Reason says, for NotFree, what the screen shows that holds the wake
+	// back, in words a person can act on; it is empty otherwise.
+	Reason string
+	// BoxTop and BoxBottom are the rows of the input box's two rules, -1 when
+	// no input box was found.
+	BoxTop, BoxBottom int
+}
+
+// String is the verdict as `sotd wake check` prints it: "free", "holds the
+// notice" or "not free: <reason>".
+func (v Verdict) String() string {
+	if v.Kind == Free || v.Kind == HoldsNotice {
+		return v.Kind.String()
+	}
+	return "not free: " + v.Reason
+}

@@ -1,0 +1,54 @@
+package link
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/sotcomm/sotd/wire"
+)
+
+// carrier is what one transport (QUIC, WebSocket) gives a Conn: calls that are
+// one request and one answer, the peer's requests, and the control stream.
+type carrier interface {
+	// call sends one request frame and returns the answer to it; ctx bounds both.
+	call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error)
+	// accept waits for the peer's next request.
+	accept(ctx context.Context) (*exchange, error)
+	// send writes one frame on the control stream.
+	send(frame []byte) error
+	// recv reads the next frame of the control stream.
+	recv() (wire.Envelope, error)
+	// gone is closed once the connection under the link has ended.
+	gone() <-chan struct{}
+	// close ends the connection, telling the peer why where the transport can.
+	close(code closeCode, reason string)
+	kind() string
+	remote() string
+}
+
+// exchange is one request of the peer's, being answered.
+type exchange struct {
+	ctx   context.Context // ends when the caller gives up or the link ends
+	read  func() (wire.Envelope, error)
+	reply func(frame []byte) error // sends the answer and finishes the exchange
+	abort func()                   // drops an exchange that cannot be answered
+}
+
+// readOne reads the one frame a stream carries before its end: no more than
+// MaxFrame bytes, ended by its newline.
+func readOne(r io.Reader) (wire.Envelope, error) {
+	b, err := io.ReadAll(io.LimitReader(r, wire.MaxFrame+1))
+	switch {
+	case err != nil:
+		return wire.Envelope{}, err
+	case len(b) > wire.MaxFrame:
+		return wire.Envelope{}, fmt.Errorf("%w: a frame is over %d bytes; send a smaller one", wire.ErrFrame, wire.MaxFrame)
+	case len(b) == 0:
+		return wire.Envelope{}, io.ErrUnexpectedEOF
+	case b[len(b)-1] != '\n':
+		return wire.Envelope{}, fmt.Errorf("%w: the stream ended in the middle of a frame (%d bytes without a newline)", wire.ErrFrame, len(b))
+	}
+	return wire.Decode(bytes.TrimSuffix(b, []byte("\n")))
+}

@@ -1,0 +1,73 @@
+package link
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// Defaults and bounds.
+const (
+	HeartbeatEvery = 5 * time.Second // a heartbeat each way on the control stream
+	DeadAfter      = 3               // heartbeats missed before the peer is dead
+	MaxInFlight    = 64              // requests a link carries at once in each direction
+	QUICWait       = 3 * time.Second // a QUIC handshake slower than this falls back to WebSocket
+
+	helloWait    = 10 * time.Second // a peer that says no hello is closed
+	requestWait  = 10 * time.Second // a stream whose request does not come is dropped
+	writeWait    = 10 * time.Second // a peer that reads nothing is closed
+	refuseLinger = time.Second      // a refused peer's time to read why before the hub closes
+)
+
+// CallWait is the bound a Call gets when its ctx has none: the inbox lock wait
+// plus 1 s, what the protocol gives a forward or an offer.
+func CallWait() time.Duration {
+	return home.EnvSeconds(filer.EnvInboxLockWait, filer.InboxLockWait) + time.Second
+}
+
+// Handler answers one request the peer sent over a link. A returned error is
+// sent back as a refusal: a *wire.RemoteError keeps its code and sentence (so a
+// box's own words pass through unchanged), any other error is file_failed with
+// its text. It must return once ctx ends: the caller gave up, or the link ended.
+type Handler func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error)
+
+// Config is how this end of a link behaves; zero fields take their defaults.
+type Config struct {
+	Box     string  // this box's name, in its hello or its answer; default its Identity's
+	Handler Handler // answers the peer's requests; nil refuses them as unknown_op
+	// OnEvent gets the peer's control events other than heartbeats, in the order
+	// they came. It runs on the link's control reader, so it must not block.
+	OnEvent func(c *Conn, ev wire.Envelope)
+	Log     *slog.Logger
+
+	Heartbeat time.Duration // default HeartbeatEvery
+	QUICWait  time.Duration // default QUICWait
+}
+
+func (c Config) withDefaults() Config {
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = HeartbeatEvery
+	}
+	if c.QUICWait <= 0 {
+		c.QUICWait = QUICWait
+	}
+	return c
+}
+
+// closeCode tells a QUIC peer why the link closed.
+type closeCode uint64
+
+const (
+	closeNormal   closeCode = 0 // this end closed it
+	closeRefused  closeCode = 1 // the hub refused the box or its hello
+	closeDead     closeCode = 2 // the peer went silent
+	closeProtocol closeCode = 3 // the peer sent what a link does not carry
+)

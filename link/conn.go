@@ -1,0 +1,253 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sotcomm/sotd/wire"
+)
+
+// ErrClosed is wrapped by every error that says a link ended: Conn.Err, and a
+// Call whose answer did not come because of it.
+var ErrClosed = errors.New("the link is down")
+
+// Conn is one link after an accepted hello, over QUIC or WebSocket alike. Calls
+// and events may be sent concurrently; the peer's requests are answered by the
+// Config's Handler, each on its own, at most MaxInFlight at once.
+type Conn struct {
+	cfg  Config
+	log  *slog.Logger
+	peer string // the box at the other end
+	car  carrier
+
+	slots  chan struct{} // this end's requests in flight
+	nextID atomic.Uint64
+	born   time.Time
+	heard  atomic.Int64 // time since born of the last control frame; monotonic
+
+	ctx    context.Context // ends with the link; its cause is why
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+}
+
+func newConn(cfg Config, peer string, car carrier) *Conn {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	c := &Conn{
+		cfg:    cfg,
+		log:    cfg.Log.With("box", peer, "transport", car.kind()),
+		peer:   peer,
+		car:    car,
+		slots:  make(chan struct{}, MaxInFlight),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	c.nextID.Store(helloID)
+	return c
+}
+
+// start runs the link: the control reader, the heartbeat and the peer's requests.
+func (c *Conn) start() {
+	c.born = time.Now() // the hello was just heard
+	c.wg.Go(c.control)
+	c.wg.Go(c.heartbeat)
+	c.wg.Go(c.serve)
+}
+
+// Box is the box at the other end of the link.
+func (c *Conn) Box() string { return c.peer }
+
+// Transport is "quic" or "ws".
+func (c *Conn) Transport() string { return c.car.kind() }
+
+// Remote is the peer's network address.
+func (c *Conn) Remote() string { return c.car.remote() }
+
+// Done is closed when the link has ended.
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Err says why the link ended (wrapping ErrClosed), or nil while it is up.
+func (c *Conn) Err() error { return context.Cause(c.ctx) }
+
+// Close ends the link and waits until nothing of it runs; every handler must
+// have honoured its ctx.
+func (c *Conn) Close() error {
+	c.fail(closeNormal, fmt.Errorf("%w: closed by this box", ErrClosed))
+	c.wg.Wait()
+	return nil
+}
+
+// fail ends the link for err; the first reason is the one kept.
+func (c *Conn) fail(code closeCode, err error) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	c.cancel(err)
+	c.car.close(code, err.Error())
+}
+
+// Call sends one request and waits for its answer, decoding a success into resp
+// (which may be nil) and a refusal into a *wire.RemoteError. ctx bounds the whole
+// call; one without a deadline gets CallWait. An abandoned call leaves the link
+// up, and the peer's handler sees its ctx end (over QUIC).
+func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, CallWait())
+		defer cancel()
+	}
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return c.unanswered(ctx, op)
+	case <-c.Done():
+		return c.Err()
+	}
+	defer func() { <-c.slots }()
+	id := c.nextID.Add(1)
+	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
+	if err != nil {
+		return err
+	}
+	env, err := c.car.call(ctx, id, frame)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return c.unanswered(ctx, op)
+	case errors.Is(err, ErrClosed):
+		c.fail(closeNormal, err)
+		return c.Err()
+	default:
+		return fmt.Errorf("%s over the link to %s: %w", op, c.peer, err)
+	}
+	if env.Kind != wire.KindRes || env.Op != op {
+		return fmt.Errorf("%w: %s answered a %s request with a %s %s frame", wire.ErrFrame, c.peer, op, env.Kind, env.Op)
+	}
+	return wire.Answer(env, resp)
+}
+
+func (c *Conn) unanswered(ctx context.Context, op string) error {
+	return fmt.Errorf("%w: %s got no answer from %s over %s", ctx.Err(), op, c.peer, c.car.kind())
+}
+
+// SendEvent sends one control event (kind evt) to the peer, in order with the
+// others.
+func (c *Conn) SendEvent(op string, payload any) error {
+	frame, err := wire.EncodeFrame(0, wire.KindEvt, op, payload)
+	if err != nil {
+		return err
+	}
+	if err := c.car.send(frame); err != nil {
+		if c.ctx.Err() != nil {
+			return c.Err()
+		}
+		return fmt.Errorf("send %s to %s: %w", op, c.peer, err)
+	}
+	return nil
+}
+
+func (c *Conn) control() {
+	for {
+		env, err := c.car.recv()
+		if err != nil {
+			c.fail(closeNormal, fmt.Errorf("%w: the control stream from %s ended: %v", ErrClosed, c.peer, err))
+			return
+		}
+		c.heard.Store(int64(time.Since(c.born)))
+		switch {
+		case env.Kind != wire.KindEvt:
+			c.fail(closeProtocol, fmt.Errorf("%w: %s sent a %s %s frame on the control stream, which carries only events", ErrClosed, c.peer, env.Kind, env.Op))
+			return
+		case env.Op == wire.OpLinkHeartbeat:
+		case c.cfg.OnEvent != nil:
+			c.cfg.OnEvent(c, env)
+		}
+	}
+}
+
+// heartbeat sends one beat each interval and ends the link once the peer has
+// said nothing for DeadAfter intervals.
+func (c *Conn) heartbeat() {
+	every := c.cfg.Heartbeat
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.Done():
+			return
+		case <-t.C:
+		}
+		silent := time.Since(c.born) - time.Duration(c.heard.Load())
+		if silent > DeadAfter*every {
+			c.fail(closeDead, fmt.Errorf("%w: nothing from %s for %s (heartbeats every %s)", ErrClosed, c.peer, silent.Round(time.Millisecond), every))
+			return
+		}
+		if err := c.SendEvent(wire.OpLinkHeartbeat, nil); err != nil {
+			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
+	}
+}
+
+// serve answers the peer's requests, each in its own goroutine, at most
+// MaxInFlight at once; over QUIC the peer cannot even open more streams.
+func (c *Conn) serve() {
+	slots := make(chan struct{}, MaxInFlight)
+	for {
+		ex, err := c.car.accept(c.ctx)
+		if err != nil {
+			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-c.Done():
+			ex.abort()
+			return
+		}
+		c.wg.Go(func() {
+			defer func() { <-slots }()
+			c.answer(ex)
+		})
+	}
+}
+
+func (c *Conn) answer(ex *exchange) {
+	env, err := ex.read()
+	if err != nil {
+		c.log.Debug("a request over the link could not be read", "err", err)
+		ex.abort()
+		return
+	}
+	var resp any
+	switch {
+	case env.Kind != wire.KindReq:
+		resp = wire.Error{Error: fmt.Sprintf("a %s frame came where a request (req) belongs", env.Kind), Code: wire.CodeBadFrame}
+	case c.cfg.Handler == nil:
+		resp = wire.Error{Error: "unknown op: " + env.Op, Code: wire.CodeUnknownOp}
+	default:
+		resp, err = c.cfg.Handler(ex.ctx, c, env.Op, env.Payload)
+		if err != nil {
+			resp = refusal(err)
+		}
+	}
+	frame, err := wire.EncodeFrame(env.ID, wire.KindRes, env.Op, resp)
+	if err != nil {
+		frame, _ = wire.EncodeFrame(env.ID, wire.KindRes, env.Op, wire.Error{Error: "the answer could not be sent: " + err.Error(), Code: wire.CodeFileFailed})
+	}
+	if err := ex.reply(frame); err != nil {
+		c.log.Debug("an answer over the link was not sent", "op", env.Op, "err", err)
+	}
+}
+
+func refusal(err error) wire.Error {
+	var re *wire.RemoteError
+	if errors.As(err, &re) {
+		return wire.Error{Error: re.Sentence, Code: re.Code}
+	}
+	return wire.Error{Error: err.Error(), Code: wire.CodeFileFailed}
+}

@@ -1,0 +1,28 @@
+// Package link is the transport between a guest daemon and its hub. It carries
+// requests and control events; what the two ends do with them (filing, offering,
+// the directory of handles) is theirs.
+//
+// A link is mutual TLS 1.3 with pinned keys (package identity): the hub admits a
+// box only when hosts.toml pins its key, and a guest links only to the key it
+// pins for the hub. Over QUIC (ALPN sot-comm/1) the guest opens one control
+// stream; its first frame is hello (role link, host = the guest's box, which must
+// be the box its key is pinned to, or the hub logs why and closes the link); then
+// both ends send heartbeats on it, and the guest its directory events. Every
+// request — a guest's forward, the hub's offer — is a stream of its own: one
+// request frame, one answer frame, both ends closed, so a request held up by an
+// inbox lock never delays another's answer.
+//
+// Choosing the transport (for the README): a guest dials QUIC first. When the
+// QUIC handshake does not complete within QUICWait (3 s; UDP blocked on the way)
+// and hosts.toml gives the hub a ws_addr, it dials WebSocket over TLS there
+// instead: the same pinned keys, the same envelopes, one WebSocket message each,
+// requests and answers matched by envelope id on the one socket. A refusal (a key
+// that does not match its pin, a refused hello) never falls back: it would be
+// refused there too. Every reconnect tries QUIC again first, so a link that fell
+// back returns to QUIC once UDP passes.
+//
+// A guest keeps its link with a Keeper: after a link ends or a dial fails it
+// waits 2 s, doubling to 60 s, plus up to 1 s of jitter, and starts again at 2 s
+// after a link that stayed up 60 s. Every attempt re-reads hosts.toml and the key
+// (Keeper.Resolve). A peer silent for three heartbeats (15 s) is dead.
+package link

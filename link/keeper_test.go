@@ -1,0 +1,187 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestBackoffSchedule(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name string
+		ups  []time.Duration // how long each attempt's link stayed up
+		want []time.Duration // the waits after each
+	}{
+		{"failures double to the cap", []time.Duration{0, 0, 0, 0, 0, 0, 0, 0},
+			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 60 * s}},
+		{"a link up 60s resets it", []time.Duration{0, 0, 0, 0, 60 * s, 0},
+			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 2 * s, 4 * s}},
+		{"a short link does not", []time.Duration{0, 0, 59 * s, 0},
+			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s}},
+		{"a long first link starts at the floor", []time.Duration{10 * time.Minute},
+			[]time.Duration{2 * s}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b backoff
+			for i, up := range tc.ups {
+				if got := b.next(up); got != tc.want[i] {
+					t.Fatalf("wait %d after a link up %s = %s, want %s", i, up, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestKeeperRelinksOnItsSchedule runs a Keeper against a real hub that is not
+// there, then comes, restarts after a long link and again after a short one. The
+// clock and the sleeps are the test's, so the schedule is read, not waited out.
+func TestKeeperRelinksOnItsSchedule(t *testing.T) {
+	hid, gid := newID(t, "hub"), newID(t, "guest")
+	pins := map[string]string{gid.Fingerprint(): "guest"}
+	const jitter = 700 * time.Millisecond
+
+	var (
+		mu     sync.Mutex
+		now    = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+		target = Target{Identity: gid, Hub: "hub", Addr: silentUDP(t), Key: hid.Fingerprint()}
+		h      *hub
+		waits  []time.Duration
+		ups    int
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The hub comes up on a port of its own, then restarts on the same one.
+	restart := func() {
+		addr := "127.0.0.1:0"
+		if h != nil {
+			addr = h.srv.Addr().String()
+		}
+		h = startHubAt(t, hid, pins, Config{}, addr, "")
+		target.Addr = h.srv.Addr().String()
+	}
+	log := &logBuf{}
+	k := &Keeper{
+		Config: Config{Box: "guest", QUICWait: time.Second, Log: log.logger()},
+		// The first two attempts find no hub answering; the next ones find
+		// hosts.toml unreadable, until the hub comes.
+		Resolve: func() (Target, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if n := len(waits); n >= 2 && n < 7 {
+				return Target{}, errors.New("hosts.toml: line 1: unknown key \"hubb\"")
+			}
+			return target, nil
+		},
+		Now:    func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Jitter: func() time.Duration { return jitter },
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			now = now.Add(d)
+			waits = append(waits, d)
+			switch len(waits) {
+			case 7, 8: // the hub comes up, and back after its restart
+				restart()
+			case 9:
+				cancel()
+			}
+			return ctx.Err()
+		},
+		Up: func(c *Conn) {
+			mu.Lock()
+			defer mu.Unlock()
+			ups++
+			if ups == 1 {
+				now = now.Add(ResetAfter) // a long link: the schedule starts again
+			} else {
+				now = now.Add(10 * time.Second)
+			}
+			h.stop() // the hub restarts under the link
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v, want nil once ctx ends", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the keeper did not finish its schedule within 30s")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	s := time.Second
+	want := []time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 2 * s, 4 * s}
+	if len(waits) != len(want) {
+		t.Fatalf("waits %v, want %v (each + %s jitter)", waits, want, jitter)
+	}
+	for i := range want {
+		if waits[i] != want[i]+jitter {
+			t.Errorf("wait %d = %s, want %s + %s jitter", i, waits[i], want[i], jitter)
+		}
+	}
+	if ups != 2 {
+		t.Fatalf("linked %d times, want 2 (once per hub start); the keeper logged:\n%s", ups, log.String())
+	}
+	if k.Current() != nil {
+		t.Fatal("Current() still shows a link after Run returned")
+	}
+}
+
+func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
+	hid, gid := newID(t, "hub"), newID(t, "guest")
+	h := startHub(t, hid, map[string]string{gid.Fingerprint(): "guest"}, Config{Handler: echo("hub")})
+	var (
+		mu       sync.Mutex
+		resolves int
+	)
+	k := &Keeper{
+		Config: Config{Box: "guest"},
+		Resolve: func() (Target, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			resolves++
+			if resolves == 1 {
+				return Target{}, errors.New("hosts.toml: line 3: hub \"x\" is not listed")
+			}
+			return h.target(gid), nil
+		},
+		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx) }()
+	if !within(5*time.Second, func() bool { return k.Current() != nil }) {
+		t.Fatal("no link after hosts.toml was fixed")
+	}
+	var got struct{ To string }
+	if err := k.Current().Call(ctx, "comm.file", map[string]string{"from": "a", "to": "b"}, &got); err != nil || got.To != "b@hub" {
+		t.Fatalf("call over the kept link = %+v, %v", got, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if k.Current() != nil {
+		t.Fatal("Current() still shows a link after Run returned")
+	}
+}
+
+func TestDefaultJitterStaysUnderASecond(t *testing.T) {
+	// Run's default, sampled: never negative, never a whole second.
+	var seen time.Duration
+	for range 10000 {
+		j := defaultJitter()
+		if j < 0 || j >= MaxJitter {
+			t.Fatalf("jitter %s outside [0, %s)", j, MaxJitter)
+		}
+		seen = max(seen, j)
+	}
+	if seen < MaxJitter/2 {
+		t.Fatalf("10000 jitters all under %s: not spread over [0, %s)", seen, MaxJitter)
+	}
+}

@@ -1,0 +1,192 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// quicCarrier is a link over one QUIC connection: a control stream the guest
+// opened, and one stream per request.
+type quicCarrier struct {
+	qc      *quic.Conn
+	control *quic.Stream
+	r       *wire.Reader
+	own     io.Closer // a guest's own transport and socket, closed with the link
+
+	sendMu    sync.Mutex
+	closeOnce sync.Once
+}
+
+func newQUICCarrier(qc *quic.Conn, control *quic.Stream, own io.Closer) *quicCarrier {
+	return &quicCarrier{qc: qc, control: control, r: wire.NewReader(control), own: own}
+}
+
+func quicConfig(cfg Config) *quic.Config {
+	return &quic.Config{
+		HandshakeIdleTimeout: cfg.QUICWait,
+		// The heartbeat judges a silent peer, and says so; QUIC's own idle timer
+		// is only the backstop.
+		MaxIdleTimeout:        (DeadAfter + 1) * cfg.Heartbeat,
+		MaxIncomingStreams:    MaxInFlight + 1, // the control stream counts too
+		MaxIncomingUniStreams: -1,
+	}
+}
+
+func (q *quicCarrier) kind() string   { return "quic" }
+func (q *quicCarrier) remote() string { return q.qc.RemoteAddr().String() }
+
+func (q *quicCarrier) gone() <-chan struct{} { return q.qc.Context().Done() }
+
+func (q *quicCarrier) close(code closeCode, reason string) {
+	q.closeOnce.Do(func() {
+		q.qc.CloseWithError(quic.ApplicationErrorCode(code), reason)
+		if q.own != nil {
+			q.own.Close()
+		}
+	})
+}
+
+func (q *quicCarrier) send(frame []byte) error {
+	q.sendMu.Lock()
+	defer q.sendMu.Unlock()
+	q.control.SetWriteDeadline(time.Now().Add(writeWait))
+	_, err := q.control.Write(frame)
+	return err
+}
+
+func (q *quicCarrier) recv() (wire.Envelope, error) { return q.r.Read() }
+
+// Stream codes a request's stream is cancelled with.
+const (
+	streamDone      quic.StreamErrorCode = 0 // the answer came; the rest is not read
+	streamAbandoned quic.StreamErrorCode = 1 // the caller gave up
+	streamBad       quic.StreamErrorCode = 2 // the request could not be read
+)
+
+// call's errors wrap ErrClosed when the connection, not just the stream, ended.
+func (q *quicCarrier) call(ctx context.Context, _ uint64, frame []byte) (wire.Envelope, error) {
+	env, err := q.exchange(ctx, frame)
+	if connGone(err) {
+		err = fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	return env, err
+}
+
+// connGone reports whether err ended the whole QUIC connection.
+func connGone(err error) bool {
+	var (
+		ae *quic.ApplicationError
+		te *quic.TransportError
+		ie *quic.IdleTimeoutError
+		se *quic.StatelessResetError
+	)
+	return errors.As(err, &ae) || errors.As(err, &te) || errors.As(err, &ie) || errors.As(err, &se) || errors.Is(err, net.ErrClosed)
+}
+
+func (q *quicCarrier) exchange(ctx context.Context, frame []byte) (wire.Envelope, error) {
+	s, err := q.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return wire.Envelope{}, err
+	}
+	// Cancelling both sides tells the peer's handler (its stream context ends)
+	// and frees the stream at once.
+	stop := context.AfterFunc(ctx, func() {
+		s.CancelRead(streamAbandoned)
+		s.CancelWrite(streamAbandoned)
+	})
+	defer stop()
+	if _, err := s.Write(frame); err != nil {
+		s.CancelRead(streamAbandoned)
+		return wire.Envelope{}, err
+	}
+	s.Close()
+	env, err := readOne(s)
+	s.CancelRead(streamDone)
+	return env, err
+}
+
+func (q *quicCarrier) accept(ctx context.Context) (*exchange, error) {
+	s, err := q.qc.AcceptStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &exchange{
+		ctx: s.Context(),
+		read: func() (wire.Envelope, error) {
+			s.SetReadDeadline(time.Now().Add(requestWait))
+			return readOne(s)
+		},
+		reply: func(frame []byte) error {
+			s.SetWriteDeadline(time.Now().Add(writeWait))
+			_, err := s.Write(frame)
+			s.Close()
+			s.CancelRead(streamDone)
+			return err
+		},
+		abort: func() {
+			s.CancelRead(streamBad)
+			s.CancelWrite(streamBad)
+		},
+	}, nil
+}
+
+// dialQUIC links to the hub over QUIC from a socket of the link's own. A
+// handshake that does not complete within cfg.QUICWait is errNoQUIC, so the
+// caller may fall back; a key refused either way is ErrRefused.
+func dialQUIC(ctx context.Context, cfg Config, t Target) (*Conn, error) {
+	raddr, err := net.ResolveUDPAddr("udp", t.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("the hub's address %q: %w", t.Addr, err)
+	}
+	udp, err := net.ListenUDP("udp", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open a UDP socket for the link: %w", err)
+	}
+	tr := &quic.Transport{Conn: udp}
+	own := closers{tr, udp}
+	hctx, cancel := context.WithTimeout(ctx, cfg.QUICWait)
+	qc, err := tr.Dial(hctx, raddr, t.tls(), quicConfig(cfg))
+	cancel()
+	if err != nil {
+		own.Close()
+		var pe identity.PinError
+		switch {
+		case errors.As(err, &pe):
+			return nil, refuse("this box refused the hub at %s: %w", t.Addr, pe)
+		case keyRefused(err):
+			return nil, refusedKey(t, t.Addr, err)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("%w: QUIC to the hub at %s", ctx.Err(), t.Addr)
+		}
+		return nil, fmt.Errorf("%w: no QUIC handshake with the hub at %s within %s: %v", errNoQUIC, t.Addr, cfg.QUICWait, err)
+	}
+	control, err := qc.OpenStreamSync(ctx)
+	if err != nil {
+		qc.CloseWithError(quic.ApplicationErrorCode(closeNormal), "")
+		own.Close()
+		return nil, fmt.Errorf("open the control stream to the hub at %s: %w", t.Addr, err)
+	}
+	car := newQUICCarrier(qc, control, own)
+	return handshake(ctx, cfg, t, car)
+}
+
+// closers closes each in turn: a transport before the socket under it.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,192 @@
+package link
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// transports are the two ways a guest links; dial skips Dial's choice.
+var transports = []struct {
+	name string
+	dial func(ctx context.Context, cfg Config, t Target) (*Conn, error)
+}{
+	{"quic", dialQUIC},
+	{"ws", dialWS},
+}
+
+// logBuf collects a side's log lines for assertions.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *logBuf) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// newID makes box's key in a fresh home, as a daemon's first start does.
+func newID(t testing.TB, box string) *identity.Identity {
+	t.Helper()
+	id, err := identity.Load(home.Home{Dir: filepath.Join(t.TempDir(), box)}, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// hub is a running link server and the links it accepted.
+type hub struct {
+	srv   *Server
+	id    *identity.Identity
+	log   *logBuf
+	links chan *Conn
+	wg    sync.WaitGroup
+}
+
+// startHub listens on loopback (QUIC and WebSocket) with pins, the hub's key
+// from id, and cfg's handler and events.
+func startHub(t testing.TB, id *identity.Identity, pins map[string]string, cfg Config) *hub {
+	t.Helper()
+	return startHubAt(t, id, pins, cfg, "127.0.0.1:0", "127.0.0.1:0")
+}
+
+// startHubAt is startHub on given addresses: a hub restarting where it was.
+func startHubAt(t testing.TB, id *identity.Identity, pins map[string]string, cfg Config, addr, wsAddr string) *hub {
+	t.Helper()
+	h := &hub{id: id, log: &logBuf{}, links: make(chan *Conn, 16)}
+	cfg.Box = "hub"
+	cfg.Log = h.log.logger()
+	srv, err := Listen(ServerConfig{
+		Config:   cfg,
+		Identity: id,
+		Pins:     func(fp string) (string, bool) { b, ok := pins[fp]; return b, ok },
+		Addr:     addr,
+		WSAddr:   wsAddr,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv = srv
+	h.wg.Go(func() {
+		for {
+			c, err := srv.Accept(context.Background())
+			if err != nil {
+				return
+			}
+			h.links <- c
+		}
+	})
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *hub) stop() {
+	h.srv.Close()
+	h.wg.Wait()
+}
+
+// target is where a guest with id links to h.
+func (h *hub) target(id *identity.Identity) Target {
+	return Target{Identity: id, Hub: "hub", Addr: h.srv.Addr().String(), WSAddr: h.srv.WSAddr().String(), Key: h.id.Fingerprint()}
+}
+
+// link returns the hub's side of the next admitted link.
+func (h *hub) link(t testing.TB) *Conn {
+	t.Helper()
+	select {
+	case c := <-h.links:
+		return c
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hub admitted no link within 5s")
+		return nil
+	}
+}
+
+// pair links a guest to a fresh hub over transport tr and returns both ends.
+func pair(t testing.TB, dial func(context.Context, Config, Target) (*Conn, error), hubCfg, guestCfg Config) (hubEnd, guestEnd *Conn, h *hub) {
+	t.Helper()
+	hid, gid := newID(t, "hub"), newID(t, "guest")
+	h = startHub(t, hid, map[string]string{gid.Fingerprint(): "guest"}, hubCfg)
+	guestCfg.Box = "guest"
+	guestCfg = guestCfg.withDefaults()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g, err := dial(ctx, guestCfg, h.target(gid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return h.link(t), g, h
+}
+
+// echo answers comm.file with its receiver marked by the answering box.
+func echo(box string) Handler {
+	return func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
+		var req wire.CommFile
+		if err := wire.DecodePayload(payload, &req); err != nil {
+			return nil, err
+		}
+		return wire.CommFiled{OK: true, To: req.To + "@" + box}, nil
+	}
+}
+
+// within waits up to d for cond.
+func within(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return cond()
+}
+
+// silentUDP is a UDP address where packets go unanswered: a QUIC handshake to
+// it never completes, as when UDP is blocked on the way.
+func silentUDP(t testing.TB) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	return pc.LocalAddr().String()
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,26 @@
+package wire
+
+// Control events on a link's control stream (kind evt). Both ends send
+// OpLinkHeartbeat; a guest tells the hub which handles it holds with
+// OpLinkDirectory: the full set once the link is up, then what changed.
+const (
+	OpLinkHeartbeat = "link.heartbeat"
+	OpLinkDirectory = "link.directory"
+)
+
+// CodeBusy refuses a request that came over a link while its connection already
+// had as many requests in flight as a link allows; nothing was done.
+const CodeBusy = "busy"
+
+// LinkDirectory is a guest's handles. With Full, Added is the whole set and
+// replaces whatever the hub held for that guest; otherwise Added and Removed are
+// changes, applied in the order the events came.
+type LinkDirectory struct {
+	Full    bool     `json:"full,omitempty"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// Answer reads a response frame into resp (which may be nil), or returns the
+// *RemoteError its payload carries when it is a refusal.
+func Answer(env Envelope, resp any) error { return answer(env, resp) }

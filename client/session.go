@@ -48,8 +48,8 @@ func (s *Session) warn(format string, args ...any) {
 	fmt.Fprintf(s.Stderr, format+"\n", args...)
 }
 
-// errNotJoined says a session has no handle yet.
-var errNotJoined = errors.New("this session has not joined; run sotd join first")
+// ErrNotJoined says a session has no handle yet.
+var ErrNotJoined = errors.New("this session has not joined; run sotd join first")
 
 // Me is this session's handle: $SOT_COMM_NAME, else the self file this host and row
 // pin. A session with neither has not joined.
@@ -62,7 +62,7 @@ func (s *Session) Me() (string, error) {
 		return "", err
 	}
 	if !ok {
-		return "", errNotJoined
+		return "", ErrNotJoined
 	}
 	return self.Name, home.CheckHandle(self.Name)
 }

@@ -140,6 +140,9 @@ const (
 	InboxLock               // inbox/<h>.lock
 	Cursor                  // read/<h>.cursor
 	CursorIndex             // read/<h>.offset: our byte offset beside the cursor
+	// LockFaultTick is state/lock-fault-<h>, the stem of the end-of-turn check's
+	// lock-fault tick: the Stop hook adds .<session key>.tick.
+	LockFaultTick
 )
 
 // HandlePath is the one function that builds a path from a handle; it refuses
@@ -157,6 +160,8 @@ func (h Home) HandlePath(k Kind, handle string) (string, error) {
 		return filepath.Join(h.Dir, "read", handle+".cursor"), nil
 	case CursorIndex:
 		return filepath.Join(h.Dir, "read", handle+".offset"), nil
+	case LockFaultTick:
+		return filepath.Join(h.Dir, "state", "lock-fault-"+handle), nil
 	}
 	return "", fmt.Errorf("unknown per-handle file kind %d", k)
 }

@@ -45,7 +45,7 @@ func TestCheckHandle(t *testing.T) {
 func TestHandlePathRefusesWhatCheckHandleRefuses(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
 	for _, bad := range []string{"../etc/passwd", "a/b", "..", "x\x00"} {
-		for k := Inbox; k <= CursorIndex; k++ {
+		for k := Inbox; k <= LockFaultTick; k++ {
 			if p, err := h.HandlePath(k, bad); err == nil {
 				t.Fatalf("HandlePath(%d, %q) = %q, want a refusal", k, bad, p)
 			}

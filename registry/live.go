@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"time"
 
 	"github.com/sotcomm/sotd/home"
@@ -59,12 +60,12 @@ func stampShape(s string) bool {
 // send and poll, BeatWait for the heartbeat). It is best effort: a row that is
 // absent (or not an object) is left alone and is no error.
 func Touch(h home.Home, name string, now time.Time, wait time.Duration) error {
-	return Update(h, wait, func(d *Doc) error {
-		e, ok := d.Agents[name]
-		if !ok || e.odd != nil {
-			return ErrSkip
-		}
+	err := Mark(h, name, wait, func(e *Entry) error {
 		e.LastSeen = Stamp(now)
 		return nil
 	})
+	if errors.Is(err, ErrNoRow) {
+		return nil
+	}
+	return err
 }

@@ -17,7 +17,9 @@ type verb struct {
 	run      func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-var verbs map[string]verb
+// verbs is made before any init runs, so every file registers its verbs from its
+// own init whatever the files' order.
+var verbs = map[string]verb{}
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 

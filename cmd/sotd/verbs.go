@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	verbs = map[string]verb{
+	for name, v := range map[string]verb{
 		"serve": {"run the daemon in the foreground", `
 usage: sotd serve
 
@@ -56,6 +56,8 @@ usage: sotd lock-clear
 
 Clears .registry.lock only when its holder is proved dead from this box; a
 holder that may be alive is never forced, and the refusal names the recovery.`, runLockClear},
+	} {
+		verbs[name] = v
 	}
 }
 

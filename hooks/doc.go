@@ -1,0 +1,59 @@
+// Package hooks is sotd's side of the coding agents' hooks: the commands Claude
+// Code and Codex run at a turn's edges (`sotd hook stop|prompt|pretool|posttool|
+// permission`), and `sotd hooks install`, which writes them into the agent's
+// settings.
+//
+// The hooks carry the protocol's waking and work-state to a session that is busy:
+// a turn does not end while unread mail waits (Stop, once per batch of mail), a
+// session's row says what it is doing (prompt, blocked, dialog, the heartbeat),
+// and a subagent, which shares its session's identity, neither sends nor reads
+// mail (the PreToolUse guard).
+//
+// # What sotd reads and writes of the agents' hook JSON
+//
+// Both agents send one JSON object on stdin and read the hook's stdout and exit
+// code. sotd relies on these input fields, which Claude Code and Codex name alike:
+//
+//	session_id         every event; keys this session's files in state/
+//	stop_hook_active   Stop: true when this stop follows a Stop hook's block in
+//	                   the same turn (the continuation a block started)
+//	agent_id           present only when the hook fires inside a subagent
+//	tool_name          PreToolUse, PostToolUse, PermissionRequest
+//	tool_input         Bash: .command, a command line (or an argv);
+//	                   AskUserQuestion: .questions[].question (or .question);
+//	                   a Codex PermissionRequest: .description, its
+//	                   justification, else .command
+//	prompt             UserPromptSubmit: the text submitted
+//
+// and answers with these, both agents reading them the same way:
+//
+//	{"decision":"block","reason":R}   Stop: the turn goes on; R is the agent's
+//	                                  next instruction
+//	{"systemMessage":M}               any event: M is shown to the person
+//	{"hookSpecificOutput":{"hookEventName":"PreToolUse",
+//	  "permissionDecision":"deny","permissionDecisionReason":R}}
+//	                                  PreToolUse: the tool does not run; R is
+//	                                  shown to the agent
+//
+// Every hook exits 0, or 1 when it could not do its job (a non-blocking error
+// the agent shows and moves past). None exits 2, which blocks the prompt or the
+// tool: a broken comm home must never stop an agent's work.
+//
+// # State
+//
+// The Stop hook keeps three files per session in the comm home's state/ folder,
+// keyed by the session id reduced to file-name bytes:
+//
+//	mail-<key>.tick                 `<count> <crc>-<len>` of the last unread line
+//	                                a block was given for (the cursor's form), so
+//	                                one batch holds one turn end only. Nothing
+//	                                removes it.
+//	lock-fault-<handle>.<key>.tick  the inbox lock fault already told to the
+//	                                person at a turn end with no mail to block on;
+//	                                removed when a turn end reads without a fault
+//	stop-feedback-<key>.jsonl       the blocks given while a tool fault lasts (an
+//	                                unreadable registry, self file or inbox), one
+//	                                {"at","reason"} a line: the fault blocks once,
+//	                                then only prefixes later blocks; removed at
+//	                                the first turn end with no fault
+package hooks

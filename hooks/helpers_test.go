@@ -1,0 +1,147 @@
+package hooks
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/registry/reglock"
+)
+
+// clock is a test's time, moved by hand.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time              { return c.t }
+func (c *clock) add(d time.Duration)         { c.t = c.t.Add(d) }
+func newClock() *clock                       { return &clock{time.Date(2026, 6, 15, 19, 32, 13, 0, time.UTC)} }
+func stamp(c *clock, d time.Duration) string { return registry.Stamp(c.t.Add(d)) }
+
+// joined is a comm home in which alice has joined, outside any row.
+func joined(t *testing.T, c *clock) *client.Session {
+	t.Helper()
+	t.Setenv(home.EnvName, "")
+	h, err := home.At(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s := &client.Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: c.now}
+	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
+		t.Fatalf("join: %d %s", code, out.String())
+	}
+	return s
+}
+
+// hook runs one hook with input as its stdin and returns its stdout and stderr.
+func hook(t *testing.T, s *client.Session, fn func(Run) int, input string) (out, errs string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code := fn(Run{In: strings.NewReader(input), Out: &o, Err: &e, Session: s})
+	if code != ExitOK {
+		t.Fatalf("hook exit %d; stdout %q stderr %q", code, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+// mail files a line into alice's inbox through the filer, as a sender would.
+func mail(t *testing.T, s *client.Session, from, to, msg string) {
+	t.Helper()
+	f := filer.New(s.Home)
+	if _, err := f.Append("alice", []filer.Line{{From: from, To: to, Repo: "r", Msg: msg, TS: "2026-06-15T19:00:00Z"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func entry(t *testing.T, s *client.Session) *registry.Entry {
+	t.Helper()
+	e, ok, err := registry.Lookup(s.Home, "alice")
+	if err != nil || !ok {
+		t.Fatalf("alice's row: %v %v", ok, err)
+	}
+	return e
+}
+
+func decode(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("answer %q is not JSON: %v", out, err)
+	}
+	return m
+}
+
+const helperEnv = "HOOKS_TEST_HELPER"
+
+// TestHelperProcess is not a test: it is the body of the child processes the
+// multi-process tests start, chosen by $HOOKS_TEST_HELPER.
+func TestHelperProcess(t *testing.T) {
+	var release func() error
+	switch os.Getenv(helperEnv) {
+	case "":
+		t.Skip("only runs as a helper process")
+	case "hold":
+		// Hold an inbox lock exclusively, as a writer mid-append does.
+		lk := flock.New(os.Getenv("HOOKS_LOCK"))
+		if err := lk.Lock(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		release = lk.Unlock
+	case "reglock":
+		// Hold the registry lock, as a live writer does.
+		lk, err := reglock.Take(os.Getenv("HOOKS_LOCK"), reglock.Options{Deadline: reglock.Ruled})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		release = lk.Release
+	default:
+		os.Exit(2)
+	}
+	fmt.Println("held")
+	bufio.NewReader(os.Stdin).ReadString('\n') // until the test closes stdin
+	if err := release(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// holdLock starts a process that holds the lock at path (role "hold", an inbox
+// lock; "reglock", the registry lock) until the test ends.
+func holdLock(t *testing.T, role, path string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+role, "HOOKS_LOCK="+path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "held\n" {
+		t.Fatalf("the %s helper said %q, %v", role, line, err)
+	}
+}

@@ -1,0 +1,148 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// merge adds or updates each spec's hook in the settings' "hooks" object and
+// returns the new file.
+func merge(old []byte, want []hookSpec, sotd, path string) ([]byte, []change, error) {
+	root := object{}
+	if len(bytes.TrimSpace(old)) > 0 {
+		var err error
+		if root, err = parseObject(old); err != nil {
+			return nil, nil, fmt.Errorf("%s is not a settings file: %v; fix it by hand", path, err)
+		}
+	}
+	hooks := object{}
+	if raw, ok := root.get("hooks"); ok {
+		var err error
+		if hooks, err = parseObject(raw); err != nil {
+			return nil, nil, fmt.Errorf(`%s: its "hooks" is not an object; fix it by hand`, path)
+		}
+	}
+	var changes []change
+	for _, sp := range want {
+		var groups []json.RawMessage
+		if raw, ok := hooks.get(sp.event); ok {
+			var err error
+			if groups, err = list(raw, fmt.Sprintf("%s: hooks.%s", path, sp.event)); err != nil {
+				return nil, nil, fmt.Errorf("%v; fix it by hand", err)
+			}
+		}
+		c := change{spec: sp, command: sotd + " hook " + sp.args}
+		var err error
+		if groups, err = place(groups, &c); err != nil {
+			return nil, nil, fmt.Errorf("%s: hooks.%s: %v", path, sp.event, err)
+		}
+		changes = append(changes, c)
+		if err := hooks.put(sp.event, groups); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := root.put("hooks", hooks); err != nil {
+		return nil, nil, err
+	}
+	compact, err := json.Marshal(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return nil, nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), changes, nil
+}
+
+// What Install did for one hook.
+const (
+	added     = "added"
+	updated   = "updated"
+	unchanged = "unchanged"
+)
+
+// place finds c's sotd hook among an event's matcher groups and brings it up to
+// date, or adds a group of its own, and says which in c. A group that holds
+// other hooks besides sotd's keeps its matcher: it is not sotd's to change.
+func place(groups []json.RawMessage, c *change) ([]json.RawMessage, error) {
+	sp := c.spec
+	for gi, g := range groups {
+		group, err := parseObject(g)
+		if err != nil {
+			continue // not a matcher group: left as it is
+		}
+		raw, ok := group.get("hooks")
+		if !ok {
+			continue
+		}
+		handlers, err := list(raw, "a matcher group's hooks")
+		if err != nil {
+			continue
+		}
+		for hi, h := range handlers {
+			handler, err := parseObject(h)
+			if err != nil || !runsSotdHook(handler.text("command"), sp.args) {
+				continue
+			}
+			oldCommand, oldMatcher := handler.text("command"), group.text("matcher")
+			own := len(handlers) == 1
+			if oldCommand == c.command && (!own || oldMatcher == sp.matcher) {
+				c.did = unchanged
+				return groups, nil
+			}
+			c.did, c.was = updated, oldCommand
+			if err := handler.put("command", c.command); err != nil {
+				return nil, err
+			}
+			if own && oldMatcher != sp.matcher {
+				c.was += " on " + matching(oldMatcher)
+				group.del("matcher")
+				if sp.matcher != "" {
+					group.put("matcher", sp.matcher)
+				}
+			}
+			if handlers[hi], err = json.Marshal(handler); err != nil {
+				return nil, err
+			}
+			if err := group.put("hooks", handlers); err != nil {
+				return nil, err
+			}
+			if groups[gi], err = json.Marshal(group); err != nil {
+				return nil, err
+			}
+			return groups, nil
+		}
+	}
+	group := object{}
+	if sp.matcher != "" {
+		group.put("matcher", sp.matcher)
+	}
+	group.put("hooks", []any{map[string]string{"type": "command", "command": c.command}})
+	b, err := json.Marshal(group)
+	if err != nil {
+		return nil, err
+	}
+	c.did = added
+	return append(groups, b), nil
+}
+
+func matching(matcher string) string {
+	if matcher == "" {
+		return "every tool"
+	}
+	return matcher
+}
+
+// runsSotdHook reports whether a hook command is `<a sotd> hook <args>`: sotd's
+// own hook for that verb, wherever its sotd lives.
+func runsSotdHook(command, args string) bool {
+	cmds := simpleCommands(command, maxNesting)
+	if len(cmds) != 1 || len(cmds[0]) < 2 || program(cmds[0][0]) != "sotd" {
+		return false
+	}
+	return strings.Join(cmds[0][1:], " ") == "hook "+args
+}

@@ -1,0 +1,124 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// keyMax bounds a session key: an agent's session id is a UUID, far shorter.
+const keyMax = 64
+
+// sessionKey reduces an agent's session id to the bytes a file name may hold.
+func sessionKey(id string) string {
+	if id == "" {
+		return "nosession"
+	}
+	return registry.Sanitize(id, keyMax)
+}
+
+// state is one session's Stop-hook files (see the package doc).
+type state struct {
+	dir string
+	key string
+	h   home.Home
+}
+
+func newState(h home.Home, sessionID string) state {
+	return state{dir: h.StateDir(), key: sessionKey(sessionID), h: h}
+}
+
+func (st state) mailTick() string     { return filepath.Join(st.dir, "mail-"+st.key+".tick") }
+func (st state) feedbackFile() string { return filepath.Join(st.dir, "stop-feedback-"+st.key+".jsonl") }
+
+func (st state) lockFaultTick(handle string) (string, error) {
+	stem, err := st.h.HandlePath(home.LockFaultTick, handle)
+	if err != nil {
+		return "", err
+	}
+	return stem + "." + st.key + ".tick", nil
+}
+
+// blockedOn is the inbox position the last mail block was given for; a tick that
+// is missing or unreadable is no position, so the mail holds one turn end.
+func (st state) blockedOn() filer.Cursor {
+	b, err := os.ReadFile(st.mailTick())
+	if err != nil {
+		return filer.Cursor{}
+	}
+	c, err := filer.ParseCursor(string(b))
+	if err != nil {
+		return filer.Cursor{}
+	}
+	return c
+}
+
+func (st state) block(at filer.Cursor) error {
+	return st.write(st.mailTick(), []byte(at.String()+"\n"))
+}
+
+// feedbackOpen reports whether a tool fault's episode is open: its block given.
+func (st state) feedbackOpen() bool {
+	fi, err := os.Stat(st.feedbackFile())
+	return err == nil && fi.Size() > 0
+}
+
+// feedback adds one block given while a tool fault lasts.
+func (st state) feedback(at time.Time, reason string) error {
+	line, err := json.Marshal(struct {
+		At     string `json:"at"`
+		Reason string `json:"reason"`
+	}{registry.Stamp(at), reason})
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(st.feedbackFile())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return st.write(st.feedbackFile(), append(old, append(line, '\n')...))
+}
+
+// toldLockFault reports whether fault was already told for handle.
+func (st state) toldLockFault(handle, fault string) bool {
+	p, err := st.lockFaultTick(handle)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && bytes.Equal(bytes.TrimSuffix(b, []byte("\n")), []byte(oneLine(fault)))
+}
+
+func (st state) tellLockFault(handle, fault string) error {
+	p, err := st.lockFaultTick(handle)
+	if err != nil {
+		return err
+	}
+	return st.write(p, []byte(oneLine(fault)+"\n"))
+}
+
+// clear ends an episode: the file is removed; one already gone is no error.
+func (st state) clear(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (st state) write(path string, b []byte) error {
+	if err := home.MkdirPrivate(st.dir); err != nil {
+		return err
+	}
+	return home.WriteAtomic(path, b)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

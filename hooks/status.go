@@ -1,0 +1,193 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wake"
+)
+
+// Prompt is `sotd hook prompt`, the UserPromptSubmit hook: a turn starts. A
+// prompt that is exactly the wake's notice was typed by the daemon, so its turn
+// is the machine's; any other is the user's.
+func Prompt(r Run) int {
+	in, err := r.read()
+	if err != nil {
+		r.note("sotd hook prompt: %v; nothing was stamped", err)
+		return ExitFailed
+	}
+	origin := registry.FloorUser
+	if strings.TrimSpace(in.Prompt) == wake.Notice {
+		origin = registry.FloorMachine
+	}
+	return r.status(registry.VerbPrompt, origin)
+}
+
+// denyAnswer is PreToolUse's refusal of one tool call.
+type denyAnswer struct {
+	HookSpecificOutput struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	} `json:"hookSpecificOutput"`
+}
+
+// SubagentRefusal is the reason a subagent's comm command is denied.
+const SubagentRefusal = "sot-comm: a subagent does not send or read mail; report to your parent session, which sends."
+
+// PreTool is `sotd hook pretool`, the PreToolUse hook. Inside a subagent (the
+// input carries agent_id) a Bash command that runs a comm verb is denied: a
+// subagent shares its session's identity, so its sends and reads would be the
+// session's. A session's own Bash is never refused. AskUserQuestion marks the
+// session blocked on its question.
+func PreTool(r Run) int {
+	in, err := r.read()
+	if err != nil {
+		r.note("sotd hook pretool: %v; the tool call was not judged", err)
+		return ExitFailed
+	}
+	switch in.ToolName {
+	case "Bash":
+		if in.AgentID != "" && bashRunsComm(in.ToolInput) {
+			var a denyAnswer
+			a.HookSpecificOutput.HookEventName = "PreToolUse"
+			a.HookSpecificOutput.PermissionDecision = "deny"
+			a.HookSpecificOutput.PermissionDecisionReason = SubagentRefusal
+			r.answer(a)
+		}
+		return ExitOK
+	case "AskUserQuestion":
+		return r.status(registry.VerbBlocked, questions(in.ToolInput))
+	}
+	return ExitOK
+}
+
+// bashRunsComm reads a Bash call's command: a command line (Claude Code), or the
+// argv of one (a form a Codex shell call may take), whose words are taken as the
+// shell would have split them.
+func bashRunsComm(toolInput json.RawMessage) bool {
+	var ti struct {
+		Command json.RawMessage `json:"command"`
+	}
+	json.Unmarshal(toolInput, &ti)
+	var line string
+	if json.Unmarshal(ti.Command, &line) == nil {
+		return RunsCommVerb(line)
+	}
+	var argv []string
+	return json.Unmarshal(ti.Command, &argv) == nil && commandRunsComm(argv, 0)
+}
+
+// questions is the text of an AskUserQuestion call: its questions, one after
+// another, or "" when it has none.
+func questions(toolInput json.RawMessage) string {
+	type q struct {
+		Question string `json:"question"`
+	}
+	var ti struct {
+		q
+		Questions []q `json:"questions"`
+	}
+	json.Unmarshal(toolInput, &ti)
+	var qs []string
+	for _, x := range append(ti.Questions, ti.q) {
+		if s := strings.TrimSpace(x.Question); s != "" {
+			qs = append(qs, s)
+		}
+	}
+	return strings.Join(qs, " / ")
+}
+
+// Permission is `sotd hook permission`, Codex's PermissionRequest hook: the
+// agent shows a dialog that waits on a person. It answers nothing, so Codex's
+// own approval goes on as it would. (A Claude Code session sends no dialog
+// event: the daemon reads its screen.)
+func Permission(r Run) int {
+	in, err := r.read()
+	if err != nil {
+		r.note("sotd hook permission: %v; nothing was stamped", err)
+		return ExitFailed
+	}
+	var ti struct {
+		Description string `json:"description"`
+		Command     string `json:"command"`
+	}
+	json.Unmarshal(in.ToolInput, &ti)
+	tool := in.ToolName
+	if tool == "" {
+		tool = "a tool"
+	}
+	text := "Allow " + tool + "?"
+	if d := strings.Join(strings.Fields(firstOf(ti.Description, ti.Command)), " "); d != "" {
+		text += " " + clip(d, dialogMax)
+	}
+	return r.status(registry.VerbDialog, text)
+}
+
+// dialogMax keeps a dialog's summary to a glance.
+const dialogMax = 120
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// beatFresh is how old a heartbeat may be and not be written again: status_at
+// ages a "working" row in minutes, so a tool call seconds after the last stamp
+// need not cost a registry write.
+const beatFresh = 30 * time.Second
+
+// PostTool is `sotd hook posttool`, the PostToolUse heartbeat: it re-stamps
+// status_at and last_seen with the heartbeat's one try at the registry lock, and
+// says nothing, whatever happens. With codex, it is also Codex's "resumed": the
+// dialog a PermissionRequest stamped is gone once a tool has run.
+func PostTool(r Run, codex bool) int {
+	r.drain()
+	if r.Session == nil {
+		return ExitOK
+	}
+	me, e, err := r.me()
+	if err != nil || me == "" {
+		return ExitOK
+	}
+	now := r.Session.Now()
+	if (!codex || e.Dialog == "") && fresh(e.StatusAt, now) && fresh(e.LastSeen, now) {
+		return ExitOK
+	}
+	row := r.Session.Row
+	registry.Mark(r.Session.Home, me, registry.BeatWait, func(e *registry.Entry) error {
+		if e.BoundElsewhere(row) {
+			return errForeign
+		}
+		if codex {
+			return registry.Apply(e, registry.Status{Verb: registry.VerbResumed}, now)
+		}
+		e.StatusAt = registry.Stamp(now)
+		e.LastSeen = e.StatusAt
+		return nil
+	})
+	return ExitOK
+}
+
+func fresh(stamp string, now time.Time) bool {
+	t, err := time.Parse(time.RFC3339, stamp)
+	if err != nil {
+		return false
+	}
+	age := now.Sub(t)
+	return age >= 0 && age < beatFresh
+}

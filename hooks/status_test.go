@@ -1,0 +1,116 @@
+package hooks
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/registry"
+)
+
+const postInput = `{"session_id":"s-1","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/x"},"tool_response":{"content":"…"}}`
+
+// The heartbeat re-stamps status_at and last_seen, but not within beatFresh of
+// the last stamp; Codex's also clears a dialog at once.
+func TestPostToolHeartbeat(t *testing.T) {
+	c := newClock()
+	s := joined(t, c)
+	joinedAt := stamp(c, 0)
+	tests := []struct {
+		name   string
+		after  time.Duration
+		codex  bool
+		dialog string
+		want   string // status_at after the beat
+	}{
+		{"fresh: not written", 10 * time.Second, false, "", joinedAt},
+		{"stale: re-stamped", 30 * time.Second, false, "", stamp(c, 40*time.Second)},
+		{"Claude's leaves a dialog", 50 * time.Second, false, "Allow Bash?", stamp(c, 90*time.Second)},
+		{"Codex's clears one even when fresh", 5 * time.Second, true, "Allow Bash?", stamp(c, 95*time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.dialog != "" {
+				if code := s.Status(registry.VerbDialog, tt.dialog, true); code != 0 {
+					t.Fatal(code)
+				}
+			}
+			c.add(tt.after)
+			var o, e = new(bytes.Buffer), new(bytes.Buffer)
+			if code := PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s}, tt.codex); code != ExitOK || o.String() != "" || e.String() != "" {
+				t.Fatalf("heartbeat: exit %d stdout %q stderr %q; it is silent", code, o, e)
+			}
+			got := entry(t, s)
+			if got.StatusAt != tt.want || got.LastSeen != tt.want {
+				t.Errorf("status_at %q last_seen %q, want both %q", got.StatusAt, got.LastSeen, tt.want)
+			}
+			if wantDialog := map[bool]string{false: tt.dialog, true: ""}[tt.codex]; got.Dialog != wantDialog {
+				t.Errorf("dialog %q, want %q", got.Dialog, wantDialog)
+			}
+		})
+	}
+}
+
+// The heartbeat makes one try at a registry lock another process holds, and
+// gives up at once, silently.
+func TestPostToolGivesUpOnAHeldRegistryLock(t *testing.T) {
+	c := newClock()
+	s := joined(t, c)
+	before := entry(t, s).StatusAt
+	holdLock(t, "reglock", s.Home.RegistryLock())
+
+	c.add(time.Minute)
+	start := time.Now()
+	o, e := new(bytes.Buffer), new(bytes.Buffer)
+	PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s}, false)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the heartbeat waited %v for the lock; it makes one try", took)
+	}
+	if o.String() != "" || e.String() != "" {
+		t.Errorf("the heartbeat said %q %q; it is silent", o, e)
+	}
+	if got := entry(t, s).StatusAt; got != before {
+		t.Errorf("status_at %q; nothing could be written under a held lock", got)
+	}
+}
+
+func TestQuestions(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"one", `{"questions":[{"question":"Which branch?","header":"B","options":[]}]}`, "Which branch?"},
+		{"two", `{"questions":[{"question":"Which branch?"},{"question":" Squash? "}]}`, "Which branch? / Squash?"},
+		{"the single form", `{"question":"Which branch?"}`, "Which branch?"},
+		{"none", `{"questions":[]}`, ""},
+		{"not an object", `"x"`, ""},
+		{"absent", ``, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := questions([]byte(tt.input)); got != tt.want {
+				t.Errorf("questions(%s) = %q, want %q", tt.input, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBashRunsComm(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        bool
+	}{
+		{"a command line", `{"command":"cd x && sotd poll"}`, true},
+		{"a line that mentions it", `{"command":"echo 'sotd poll'"}`, false},
+		{"an argv", `{"command":["bash","-lc","sotd send @a hi"]}`, true},
+		{"an argv that runs sotd", `{"command":["/usr/bin/sotd","poll"]}`, true},
+		{"an argv that mentions it", `{"command":["echo","sotd poll"]}`, false},
+		{"no command", `{}`, false},
+		{"not an object", `[1]`, false},
+	}
+	for _, tt := range tests {
+		if got := bashRunsComm([]byte(tt.input)); got != tt.want {
+			t.Errorf("%s: bashRunsComm(%s) = %v, want %v", tt.name, tt.input, got, tt.want)
+		}
+	}
+}

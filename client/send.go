@@ -157,7 +157,7 @@ func (r *router) appendHere(req wire.CommFile) string {
 // within the read window: the inbox lock wait plus 3 s.
 func (r *router) handToDaemon(req wire.CommFile) string {
 	sock := r.s.Home.Socket(r.s.Host)
-	window := home.EnvSeconds("SOT_INBOX_LOCK_WAIT_SECS", 2*time.Second) + 3*time.Second
+	window := home.EnvSeconds(filer.EnvInboxLockWait, filer.InboxLockWait) + 3*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: r.s.Host, Name: req.From, OSUser: osUser(), Protocol: wire.Protocol})

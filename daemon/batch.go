@@ -85,7 +85,10 @@ func (b *batcher) commit(handle string) {
 		if err == nil && len(res) != len(lines) {
 			err = fmt.Errorf("the filer answered %d results for %d lines to @%s", len(res), len(lines), handle)
 		}
-		if r, ok := err.(*mail.Refusal); ok && r.Code != wire.CodeFileFailed {
+		if r, ok := err.(*mail.Refusal); ok && r.Code == wire.CodeNotHere {
+			// A step of routing: the line goes on to the hub or another box.
+			b.log.Debug("comm.file not here", "to", handle, "lines", len(lines))
+		} else if ok && r.Code != wire.CodeFileFailed {
 			b.log.Info("comm.file refused", "to", handle, "lines", len(lines), "err", err)
 		} else if err != nil {
 			b.log.Warn("filing failed", "to", handle, "lines", len(lines), "err", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/topology"
 )
 
 // Config is what `sotd serve` runs with; zero fields take their defaults.
@@ -23,6 +24,9 @@ type Config struct {
 	Socket string           // the endpoint; default Home.Socket(Host)
 	Log    *slog.Logger     // default: discard
 	Now    func() time.Time // default time.Now
+	// HostsPath is hosts.toml's path; default topology.Path(). A missing file
+	// makes a standalone hub.
+	HostsPath string
 }
 
 // Daemon is one box's local endpoint over one comm home.
@@ -37,6 +41,8 @@ type Daemon struct {
 	maxBatch int
 	// helloWait bounds the wait for a connection's first frame; tests shorten it.
 	helloWait time.Duration
+
+	net *network // this daemon's links, by its role; set by Run before serving
 }
 
 // Default bounds of group commit.
@@ -62,6 +68,13 @@ func New(cfg Config) (*Daemon, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.HostsPath == "" {
+		if p, err := topology.Path(); err == nil {
+			cfg.HostsPath = p
+		} else {
+			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
+		}
+	}
 	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
@@ -83,22 +96,30 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		d.log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
 	}
-	mgr := newLockManager(h, own, d.log)
+	presence, err := holdPresence(h)
+	if err != nil {
+		return err
+	}
+	defer presence.Unlock()
+	d.net = d.newNetwork()
+	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	// The filer keeps the wall clock: its lock waits are real time, whatever
 	// clock judges liveness.
 	f := filer.New(h)
 	f.Manager = own
 	f.Log = d.log
 	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
-		return d.fileBatch(mgr, f, handle, lines)
+		return d.fileBatch(mgr, f, handle, lines, false)
 	})
 
 	ep, err := listen(d.cfg.Socket, d.log)
 	if err != nil {
 		return err
 	}
-	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own)
+	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
+	stopNet := d.net.start(mgr, f, b)
 	d.serve(ctx, ep.ln, b)
+	stopNet()
 	err = ep.close()
 	d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	return err

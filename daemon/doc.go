@@ -7,4 +7,11 @@
 // Concurrent requests for one inbox are group-committed: one committer per inbox
 // takes every request waiting and files them under one inbox lock and one fsync,
 // and each request is answered when its batch is durable.
+//
+// With a hosts.toml the daemon also has a role among boxes (links.go): the hub
+// serves links from the boxes it pins and routes what its own folder does not
+// hold (package hub); a guest keeps a link to its hub, tells it which handles
+// it holds, forwards what it cannot file, and files the hub's offers for its
+// own handles (route.go). Those parts are services under a supervisor that
+// restarts a failing one with backoff, and Run waits for all of them.
 package daemon

@@ -17,16 +17,20 @@ type lockManager struct {
 	home    home.Home
 	own     string
 	machine string
+	hub     bool // this daemon is the folder's hub, the one that records it
 }
 
-// newLockManager records own for the folder, as the hub does at start. A record
+// newLockManager records own for the folder when this daemon is its hub, as the
+// hub does at start; a guest never writes or deletes the record. A record
 // another machine wrote is left alone and logged; every filing then refuses with
 // the recovery.
-func newLockManager(h home.Home, own string, log *slog.Logger) lockManager {
-	if err := filer.EnsureRecord(h, own, log); err != nil {
+func newLockManager(h home.Home, own string, hub bool, log *slog.Logger) lockManager {
+	if !hub {
+		log.Info("this daemon is a guest on its comm folder: the folder's hub keeps its inbox-lock-manager record, and this daemon never writes it", "record", h.LockManager())
+	} else if err := filer.EnsureRecord(h, own, log); err != nil {
 		log.Error("this daemon will file nothing until its inbox lock manager is recorded", "err", err)
 	}
-	return lockManager{home: h, own: own, machine: machine.ID()}
+	return lockManager{home: h, own: own, machine: machine.ID(), hub: hub}
 }
 
 // check refuses a filing unless the folder's record names this box's manager.
@@ -41,8 +45,10 @@ func (m lockManager) check() error {
 	recovery := "stop every daemon on this comm folder, delete " + m.home.LockManager() + " and start the hub"
 	if _, writer, present, err := filer.ReadRecord(m.home.LockManager()); err == nil {
 		switch {
-		case !present:
+		case !present && m.hub:
 			recovery = "restart the daemon, which records its own"
+		case !present:
+			recovery = "start the folder's hub, which records its own"
 		case machine.Same(writer, m.machine):
 			recovery = "this machine wrote the record, so its folder was remounted: restart the daemon"
 		}

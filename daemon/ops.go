@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,30 +18,36 @@ import (
 // its inbox. The answer comes when the line is durable; a line whose id the inbox
 // already holds is answered ok, dup.
 func (d *Daemon) commFile(b *batcher, req wire.CommFile) (any, error) {
+	return d.commFileCtx(context.Background(), b, req)
+}
+
+// commFileCtx is commFile for a request whose caller may give up (one that came
+// over a link): ctx bounds what routing it sends on.
+func (d *Daemon) commFileCtx(ctx context.Context, b *batcher, req wire.CommFile) (wire.CommFiled, error) {
 	if err := mail.CheckRequest(req); err != nil {
-		return nil, d.refused(req, err)
+		return wire.CommFiled{}, d.refused(req, err)
 	}
 	line := mail.Compose(req, d.cfg.Now())
 	// One line that cannot be encoded would fail its whole batch, so it is
 	// refused here, alone.
 	if _, err := line.Encode(); err != nil {
-		return nil, d.refused(req, mail.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
+		return wire.CommFiled{}, d.refused(req, mail.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
 	}
-	res, err := b.file(req.To, line)
-	if err != nil {
-		return nil, err // the batcher logged it, once for the batch
-	}
-	return wire.CommFiled{OK: true, To: req.To, Dup: res.Dup}, nil
+	return d.route(ctx, b, req, line)
 }
 
 // fileBatch files a batch of lines for one receiver. What depends on the
 // receiver and the box, its registry entry and the lock manager's record, is
 // checked once for the whole batch, just before the append: the registry is read
-// once per batch, as fresh as it can be, like the fsync.
-func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line) ([]filer.Result, error) {
+// once per batch, as fresh as it can be, like the fsync. ownOnly files only for a
+// handle listed under this box (an offer from the hub); any other is not_here.
+func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) ([]filer.Result, error) {
 	doc, err := registry.Read(d.cfg.Home)
 	if err != nil {
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
+	}
+	if e, ok := doc.Agents[handle]; ownOnly && (!ok || e.Host != d.cfg.Host) {
+		return nil, mail.Refuse(wire.CodeNotHere, "no box knows that handle: %s", handle)
 	}
 	if err := mail.CheckReceiver(doc, handle, d.cfg.Now()); err != nil {
 		return nil, err

@@ -49,14 +49,16 @@ func TestMain(m *testing.M) {
 
 // box is one comm home as one box sees it.
 type box struct {
-	t    testing.TB
-	home string
-	host string
+	t     testing.TB
+	home  string
+	host  string
+	hosts string // its hosts.toml ($SOT_HOSTS); absent unless a test writes it
 }
 
 func newBox(t testing.TB, host string) *box {
 	t.Helper()
-	return &box{t: t, home: filepath.Join(t.TempDir(), "comm"), host: host}
+	dir := t.TempDir()
+	return &box{t: t, home: filepath.Join(dir, "comm"), host: host, hosts: filepath.Join(dir, "hosts.toml")}
 }
 
 // env is the environment of a process on this box acting as handle (""
@@ -69,7 +71,7 @@ func (b *box) env(handle string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host)
+	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host, "SOT_HOSTS="+b.hosts)
 	if handle != "" {
 		env = append(env, "SOT_COMM_NAME="+handle)
 	}

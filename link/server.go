@@ -2,6 +2,8 @@ package link
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -109,7 +111,12 @@ func (s *Server) listenQUIC() error {
 	if s.udp, err = net.ListenUDP("udp", ua); err != nil {
 		return fmt.Errorf("listen for links on %s: %w", s.cfg.Addr, err)
 	}
-	s.tr = &quic.Transport{Conn: s.udp}
+	key, err := resetKey(s.cfg.Identity)
+	if err != nil {
+		s.udp.Close()
+		return err
+	}
+	s.tr = &quic.Transport{Conn: s.udp, StatelessResetKey: key}
 	if s.ql, err = s.tr.Listen(s.tls, quicConfig(s.cfg.Config)); err != nil {
 		s.tr.Close()
 		s.udp.Close()
@@ -136,6 +143,23 @@ func (s *Server) listenWS() error {
 	}
 	s.wg.Go(func() { s.http.Serve(tls.NewListener(ln, s.tls)) })
 	return nil
+}
+
+// resetKey derives the hub's QUIC stateless reset key from its box key, so it is
+// the same after a restart: a restarted hub answers a guest's packets for a
+// connection it no longer has with a reset the guest can verify, and the guest
+// relinks at once instead of after three silent heartbeats.
+func resetKey(id *identity.Identity) (*quic.StatelessResetKey, error) {
+	cert, err := id.Certificate()
+	if err != nil {
+		return nil, err
+	}
+	priv, ok := cert.PrivateKey.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("link: the hub's key is a %T, not Ed25519", cert.PrivateKey)
+	}
+	k := quic.StatelessResetKey(sha256.Sum256(append([]byte("sot-comm/1 stateless reset\x00"), priv.Seed()...)))
+	return &k, nil
 }
 
 // Addr is the QUIC listener's address.

@@ -1,0 +1,207 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// network is this daemon's part in a network of boxes, by its role: the hub
+// serves links and routes what its folder does not hold (router); a guest keeps
+// a link to its hub (keeper) and tells it which handles it holds (dir).
+type network struct {
+	d     *Daemon
+	log   *slog.Logger
+	role  topology.Role
+	hosts string // hosts.toml's path; "" when there is no place for one
+
+	router *hub.Router  // serving links
+	keeper *link.Keeper // linking to a hub
+	dir    *directory   // ditto
+
+	// Set by start, before any request is served.
+	mgr    lockManager
+	b      *batcher
+	offers *batcher // files offers: a handle listed under this box, or not_here
+}
+
+// newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
+// dials until start.
+func (d *Daemon) newNetwork() *network {
+	role := roleOf(d.cfg.Home, d.cfg.Host, d.cfg.HostsPath, d.log)
+	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath}
+	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
+		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
+	} else {
+		d.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
+	}
+	switch {
+	case role.Serve:
+		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Log: d.log})
+	case role.LinkTo != "":
+		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery}
+		n.keeper = &link.Keeper{
+			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, Log: d.log},
+			Resolve: n.resolve,
+			Up:      n.dir.up,
+		}
+	}
+	return n
+}
+
+// start runs the role's services under a supervisor; the returned stop ends
+// them and waits until every link, offer and filing they started is done.
+func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func()) {
+	n.mgr, n.b = mgr, b
+	// Offers have a committer of their own, so that the own-box check is made
+	// once per batch with the registry read the batch makes anyway; its appends
+	// and b's for one inbox take turns at the inbox lock.
+	n.offers = newBatcher(n.d.maxBatch, maxWaiting, n.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
+		return n.d.fileBatch(mgr, f, handle, lines, true)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	sup := newSupervisor(n.log)
+	if n.router != nil {
+		sup.start(ctx, service{name: "links", run: n.serveLinks})
+	}
+	if n.keeper != nil {
+		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run})
+		sup.start(ctx, service{name: "directory", run: n.dir.run})
+	}
+	return func() {
+		cancel()
+		sup.wait()
+		if n.router != nil {
+			n.router.Wait()
+		}
+		b.wait()
+		n.offers.wait()
+	}
+}
+
+// serveLinks is the hub's link listener: it admits the boxes hosts.toml pins,
+// at the address it gives this box, and keeps the router's table of them.
+func (n *network) serveLinks(ctx context.Context) error {
+	t, _, err := topology.Load(n.hosts)
+	if err != nil {
+		return err
+	}
+	hh, ok := t.HubHost()
+	if !t.IsHub(n.d.cfg.Host) || !ok {
+		return fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host)
+	}
+	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
+	if err != nil {
+		return err
+	}
+	srv, err := link.Listen(link.ServerConfig{
+		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, Log: n.log},
+		Identity: id,
+		Pins:     n.pins,
+		Addr:     hh.Addr,
+		WSAddr:   hh.WSAddr,
+	})
+	if err != nil {
+		return err
+	}
+	var watch sync.WaitGroup
+	defer func() {
+		srv.Close() // ends every link, so every watcher below returns
+		watch.Wait()
+	}()
+	for {
+		c, err := srv.Accept(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		n.router.Add(c)
+		watch.Go(func() {
+			<-c.Done()
+			n.router.Remove(c)
+		})
+	}
+}
+
+// pins asks hosts.toml, as it is now, which box a key is pinned to.
+func (n *network) pins(fp string) (string, bool) {
+	t, _, err := topology.Load(n.hosts)
+	if err != nil {
+		n.log.Warn("hosts.toml could not be read, so no box is admitted", "err", err)
+		return "", false
+	}
+	return t.BoxWithKey(fp)
+}
+
+// shouldLink lists the boxes that should hold a link, by hosts.toml as it is now.
+func (n *network) shouldLink() []string {
+	t, _, err := topology.Load(n.hosts)
+	if err != nil {
+		return nil
+	}
+	return t.ShouldLink()
+}
+
+// resolve is where a guest links, read again before every attempt, with the key
+// as it is on disk now.
+func (n *network) resolve() (link.Target, error) {
+	t, _, err := topology.Load(n.hosts)
+	if err != nil {
+		return link.Target{}, err
+	}
+	if t.IsHub(n.d.cfg.Host) {
+		return link.Target{}, fmt.Errorf("hosts.toml now names this box, %s, as hub; restart the daemon to serve links", n.d.cfg.Host)
+	}
+	hh, ok := t.HubHost()
+	if !ok {
+		return link.Target{}, fmt.Errorf("hosts.toml has no [host.%s] for its hub", t.Hub)
+	}
+	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
+	if err != nil {
+		return link.Target{}, err
+	}
+	return link.Target{Identity: id, Hub: t.Hub, Addr: hh.Addr, WSAddr: hh.WSAddr, Key: hh.Key}, nil
+}
+
+// handle answers a request that came over a link: a guest's forward on the hub,
+// the hub's offer on a guest. Whatever it says, it arrived forwarded, so it is
+// never forwarded or offered on by a guest.
+func (n *network) handle(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+	if op != wire.OpCommFile {
+		return nil, &wire.RemoteError{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
+	}
+	var req wire.CommFile
+	if err := wire.DecodePayload(payload, &req); err != nil {
+		return nil, &wire.RemoteError{Op: op, Code: wire.CodeBadRequest, Sentence: err.Error()}
+	}
+	req.Forwarded = true
+	res, err := n.d.commFileCtx(ctx, n.b, req)
+	if r, ok := hub.RefusalOf(err); ok {
+		return nil, &wire.RemoteError{Op: op, Code: r.Code, Sentence: r.Sentence}
+	}
+	return res, err
+}
+
+// onEvent takes a guest's directory events on the hub.
+func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
+	if ev.Op != wire.OpLinkDirectory {
+		return
+	}
+	var d wire.LinkDirectory
+	if err := wire.DecodePayload(ev.Payload, &d); err != nil {
+		n.log.Info("a directory event that could not be read was dropped", "box", c.Box(), "err", err)
+		return
+	}
+	n.router.Directory(c, d)
+}

@@ -1,0 +1,258 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// netBox is one box of an in-process network: its own home, registry and
+// daemon, linked over real QUIC on loopback.
+type netBox struct {
+	*rig
+	d    *Daemon
+	name string
+}
+
+// boxHome makes box's home, listing agents (handle -> last seen) under box, and
+// its key.
+func boxHome(t testing.TB, box string, agents map[string]time.Time) (home.Home, string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	h, err := home.At(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]any{}
+	for name, seen := range agents {
+		rows[name] = map[string]any{"host": box, "repo": name, "root": "/src/" + name, "joined": registry.Stamp(seen), "last_seen": registry.Stamp(seen)}
+	}
+	b, _ := json.Marshal(map[string]any{"protocol_version": 1, "agents": rows})
+	if err := h.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.WriteAtomic(h.Registry(), b); err != nil {
+		t.Fatal(err)
+	}
+	id, err := identity.Load(h, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, id.Fingerprint()
+}
+
+// freeUDP is a loopback UDP address nothing listens on.
+func freeUDP(t testing.TB) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	return pc.LocalAddr().String()
+}
+
+func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
+	t.Helper()
+	logs := &testutil.SyncBuffer{}
+	d, err := New(Config{Home: h, Host: box, HostsPath: hosts, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{home: h, sock: d.cfg.Socket, logs: logs, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- d.Run(ctx) }()
+	waitFor(t, box+"'s daemon to listen", func() bool {
+		c, err := net.Dial("unix", r.sock)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	t.Cleanup(func() {
+		r.stop(t)
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", box, logs.String())
+		}
+	})
+	return &netBox{rig: r, d: d, name: box}
+}
+
+// threeBoxes starts hub hb (hank, and stale-hb an hour old), guests ga (alice)
+// and gb (bob, and stale an hour old), all linked. hosts.toml also names gx, a
+// frontend box that never links.
+func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
+	t.Setenv(home.EnvSocket, "")
+	live, old := testNow.Add(-time.Minute), testNow.Add(-time.Hour)
+	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live, "stale-hb": old})
+	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live})
+	bh, bk := boxHome(t, "gb", map[string]time.Time{"bob": live, "stale": old})
+	hosts := filepath.Join(t.TempDir(), "hosts.toml")
+	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n"+
+		"[host.ga]\ndaemon = true\nfrontend = true\nkey = %q\n[host.gb]\ndaemon = true\nfrontend = true\nkey = %q\n"+
+		"[host.gx]\nfrontend = true\nkey = \"ed25519:neverlinks\"\n", freeUDP(t), hk, ak, bk)
+	if err := os.WriteFile(hosts, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hb = startBox(t, hh, "hb", hosts)
+	ga = startBox(t, ah, "ga", hosts)
+	gb = startBox(t, bh, "gb", hosts)
+	waitFor(t, "both guests to link and tell the hub their handles", func() bool {
+		r := hb.d.net.router
+		return slices.Equal(r.Linked(), []string{"ga", "gb"}) && r.Holder("alice") == "ga" && r.Holder("bob") == "gb"
+	})
+	return hb, ga, gb
+}
+
+func TestRoutesAcrossBoxes(t *testing.T) {
+	hb, ga, gb := threeBoxes(t)
+	for _, tc := range []struct {
+		name     string
+		from     *netBox
+		to, want string // want: "" for ok
+		inboxOf  *netBox
+	}{
+		{"guest to guest, through the hub", ga, "bob", "", gb},
+		{"guest to the hub's own folder", ga, "hank", "", hb},
+		{"hub to a guest", hb, "alice", "", ga},
+		{"a guest's own handle stays on the guest", ga, "alice", "", ga},
+		{"a handle no box knows", ga, "nobody", "no linked box knows that handle: nobody; not linked: gx", nil},
+		{"a stale handle on another guest", ga, "stale", "no live session holds @stale", nil},
+		{"a stale handle on the hub", gb, "stale-hb", "no live session holds @stale-hb", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.from.dial(t)
+			req := wire.CommFile{From: "sender", To: tc.to, Text: "across " + tc.name, ID: "ID-" + strings.ReplaceAll(tc.name, " ", "-")}
+			res, err := call(t, c, req)
+			if tc.want != "" {
+				if err == nil || err.Error() != tc.want {
+					t.Fatalf("comm.file to @%s = %+v, %v; want %q", tc.to, res, err, tc.want)
+				}
+				return
+			}
+			if err != nil || !res.OK || res.Dup {
+				t.Fatalf("comm.file to @%s = %+v, %v; want ok", tc.to, res, err)
+			}
+			// A retry with the same id is answered ok, dup, and files nothing more.
+			if res, err := call(t, c, req); err != nil || !res.OK || !res.Dup {
+				t.Fatalf("the retry = %+v, %v; want ok, dup", res, err)
+			}
+			var n int
+			for _, l := range tc.inboxOf.inbox(t, tc.to) {
+				if l["id"] == req.ID {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("@%s's inbox on %s holds the line %d times, want once", tc.to, tc.inboxOf.name, n)
+			}
+		})
+	}
+	// The hub's own folder is never the guests' to record.
+	for _, b := range []*netBox{hb, ga, gb} {
+		if _, err := os.Stat(b.home.LockManager()); err != nil {
+			t.Errorf("%s (the hub of its own folder) has no lock-manager record: %v", b.name, err)
+		}
+	}
+}
+
+func TestHeldLockIsTheReceiversWords(t *testing.T) {
+	t.Setenv("SOT_INBOX_LOCK_WAIT_SECS", "0.3")
+	_, ga, gb := threeBoxes(t)
+	release := holdInboxLock(t, gb.home, "bob")
+	defer release()
+	start := time.Now()
+	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "held"})
+	if err == nil || err.Error() != "the inbox lock for @bob was held for 0.3s — nothing was appended" {
+		t.Fatalf("comm.file = %v; want the receiver's lock sentence", err)
+	}
+	if took := time.Since(start); took > 1300*time.Millisecond {
+		t.Fatalf("the answer took %s, past the lock wait plus 1s", took)
+	}
+}
+
+func TestGuestWithoutItsHubSaysSo(t *testing.T) {
+	hb, ga, _ := threeBoxes(t)
+	if err := hb.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.keeper.Current() == nil })
+	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "no hub"})
+	want := "this box, ga, holds no link to its hub hb, so @bob was not forwarded — nothing was appended"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("comm.file = %v; want %q…", err, want)
+	}
+	// What ga holds itself it still files.
+	if res, err := call(t, ga.dial(t), wire.CommFile{From: "x", To: "alice", Text: "still here"}); err != nil || !res.OK {
+		t.Fatalf("comm.file to ga's own @alice = %+v, %v", res, err)
+	}
+}
+
+func TestDirectoryFollowsTheRegistry(t *testing.T) {
+	hb, _, gb := threeBoxes(t)
+	boxHas := func(handle string) bool {
+		return hb.d.net.router.Holder(handle) == "gb"
+	}
+	if !boxHas("bob") || !boxHas("stale") {
+		t.Fatal("the hub's directory lacks gb's handles after link-up")
+	}
+	doc, err := registry.Read(gb.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Agents["newbie"] = &registry.Entry{Host: "gb", LastSeen: registry.Stamp(testNow)}
+	delete(doc.Agents, "stale")
+	b, err := doc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := home.WriteAtomic(gb.home.Registry(), b); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hub to hear of newbie and forget stale", func() bool { return boxHas("newbie") && !boxHas("stale") })
+}
+
+func TestDiff(t *testing.T) {
+	set := func(hs ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, h := range hs {
+			m[h] = true
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name      string
+		told, now map[string]bool
+		want      wire.LinkDirectory
+	}{
+		{"a new link gets the full set", nil, set("b", "a"), wire.LinkDirectory{Full: true, Added: []string{"a", "b"}}},
+		{"an empty full set is still full", nil, set(), wire.LinkDirectory{Full: true}},
+		{"changes", set("a", "b"), set("b", "c"), wire.LinkDirectory{Added: []string{"c"}, Removed: []string{"a"}}},
+		{"no change", set("a"), set("a"), wire.LinkDirectory{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := diff(tc.told, tc.now)
+			if got.Full != tc.want.Full || !slices.Equal(got.Added, tc.want.Added) || !slices.Equal(got.Removed, tc.want.Removed) {
+				t.Fatalf("diff = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
+)
+
+// TestSupervisorRestartsAFailingService runs a service that fails on a script:
+// the waits between runs follow the schedule on the test's clock, a failure
+// repeated word for word is logged once, and stopping waits for the service.
+func TestSupervisorRestartsAFailingService(t *testing.T) {
+	logs := &testutil.SyncBuffer{}
+	s := newSupervisor(slog.New(slog.NewTextHandler(logs, nil)))
+	var (
+		mu    sync.Mutex
+		now   = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+		waits []time.Duration
+	)
+	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s.sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		now = now.Add(d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	// Each run fails, after running as long as the script says.
+	script := []struct {
+		ran time.Duration
+		err string
+	}{
+		{0, "port taken"}, {0, "port taken"}, {0, "port taken"}, {0, "port taken"},
+		{2 * time.Minute, "port taken"}, // a long run starts the schedule again
+		{0, "no key"},
+		{0, ""}, // it returned nil before being stopped
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := 0
+	s.start(ctx, service{name: "links", run: func(ctx context.Context) error {
+		if runs == len(script) {
+			cancel()
+			<-ctx.Done()
+			return nil
+		}
+		step := script[runs]
+		runs++
+		mu.Lock()
+		now = now.Add(step.ran)
+		mu.Unlock()
+		if step.err == "" {
+			return nil
+		}
+		return errors.New(step.err)
+	}})
+	s.wait()
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, time.Second, 2 * time.Second, 4 * time.Second}
+	if !slices.Equal(waits, want) {
+		t.Fatalf("waits %v, want %v", waits, want)
+	}
+	log := logs.String()
+	for sub, n := range map[string]int{"err=\"port taken\"": 1, "err=\"no key\"": 1, "it stopped by itself": 1, "service=links": 3} {
+		if got := strings.Count(log, sub); got != n {
+			t.Errorf("the log says %q %d times, want %d:\n%s", sub, got, n, log)
+		}
+	}
+}
+
+func TestSupervisorStopsAWaitingRestart(t *testing.T) {
+	s := newSupervisor(slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	failed := make(chan struct{}, 1)
+	s.start(ctx, service{name: "x", run: func(context.Context) error {
+		select {
+		case failed <- struct{}{}:
+		default:
+		}
+		return errors.New("down")
+	}})
+	<-failed
+	start := time.Now()
+	cancel()
+	s.wait()
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("stopping took %s while the service waited to restart", took)
+	}
+}

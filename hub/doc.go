@@ -1,0 +1,25 @@
+// Package hub is the hub's half of routing a line between boxes: the decisions,
+// not the transport (package link) nor the filing (the daemon's batcher).
+//
+// The hub files for its own comm folder when its folder lists the handle and a
+// live session holds it. Anything else it offers, marked forwarded, to the boxes
+// linked to it, and answers with theirs:
+//
+//   - directory first: each linked box tells the hub which handles it holds, so
+//     the body goes only to the one box that holds the handle;
+//   - every linked box at once, only when the directory has no answer or its
+//     holder answers not_here;
+//   - the verdict is the first ok; else the first refusal that is not not_here,
+//     in that box's own words; else "the daemon on <box> did not answer within
+//     <n>s; @<h> may still be filed"; else "no box knows that handle: <h>", or
+//     "no linked box knows that handle: <h>; not linked: <boxes>" when a box that
+//     should hold a link holds none.
+//
+// Every offer is bounded: one request's offers share one deadline (the inbox
+// lock wait plus 1 s, link.CallWait), and at most MaxOffers offers are in flight
+// at once across every request, so a burst to unknown handles cannot open
+// hundreds of streams to each box.
+//
+// OwnDisk is the protocol's own-disk test, which with hosts.toml decides who is
+// the hub of a folder (topology.RoleOf).
+package hub

@@ -1,0 +1,353 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// box is a linked box as the router sees it: its answers are the test's.
+type box struct {
+	name   string
+	answer func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
+	done   chan struct{}
+
+	mu   sync.Mutex
+	reqs []wire.CommFile
+}
+
+func newBox(name string, answer func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)) *box {
+	return &box{name: name, answer: answer, done: make(chan struct{})}
+}
+
+func (b *box) Box() string           { return b.name }
+func (b *box) Done() <-chan struct{} { return b.done }
+
+func (b *box) Call(ctx context.Context, op string, req, resp any) error {
+	r := req.(wire.CommFile)
+	b.mu.Lock()
+	b.reqs = append(b.reqs, r)
+	b.mu.Unlock()
+	res, err := b.answer(ctx, r)
+	if err != nil {
+		return err
+	}
+	*resp.(*wire.CommFiled) = res
+	return nil
+}
+
+func (b *box) asked() []wire.CommFile {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]wire.CommFile(nil), b.reqs...)
+}
+
+// Answers a box gives, as they arrive over a link.
+func files(_ context.Context, req wire.CommFile) (wire.CommFiled, error) {
+	return wire.CommFiled{OK: true, To: req.To}, nil
+}
+
+func notHere(_ context.Context, req wire.CommFile) (wire.CommFiled, error) {
+	return wire.CommFiled{}, &wire.RemoteError{Op: wire.OpCommFile, Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
+}
+
+func refuses(code, sentence string) func(context.Context, wire.CommFile) (wire.CommFiled, error) {
+	return func(context.Context, wire.CommFile) (wire.CommFiled, error) {
+		return wire.CommFiled{}, &wire.RemoteError{Op: wire.OpCommFile, Code: code, Sentence: sentence}
+	}
+}
+
+// silent answers nothing until the caller gives up, as a box behind a dead link.
+func silent(ctx context.Context, _ wire.CommFile) (wire.CommFiled, error) {
+	<-ctx.Done()
+	return wire.CommFiled{}, ctx.Err()
+}
+
+func after(d time.Duration, then func(context.Context, wire.CommFile) (wire.CommFiled, error)) func(context.Context, wire.CommFile) (wire.CommFiled, error) {
+	return func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+		select {
+		case <-time.After(d):
+			return then(ctx, req)
+		case <-ctx.Done():
+			return wire.CommFiled{}, ctx.Err()
+		}
+	}
+}
+
+const testWait = 300 * time.Millisecond
+
+func newRouter(t *testing.T, should ...string) *Router {
+	r := New(Config{Wait: testWait, ShouldLink: func() []string { return should }})
+	t.Cleanup(r.Wait)
+	return r
+}
+
+func link(r *Router, boxes ...*box) {
+	for _, b := range boxes {
+		r.Add(b)
+	}
+}
+
+func req(to string) wire.CommFile {
+	return wire.CommFile{From: "alice", To: to, Text: "hi", ID: "01TESTID"}
+}
+
+func TestOffer(t *testing.T) {
+	type boxSpec struct {
+		name   string
+		answer func(context.Context, wire.CommFile) (wire.CommFiled, error)
+		holds  bool // it told the directory it holds @bob
+	}
+	for _, tc := range []struct {
+		name   string
+		boxes  []boxSpec
+		should []string // boxes hosts.toml says should link
+		first  *mail.Refusal
+		want   string   // "" for ok
+		asked  []string // the boxes that got the body
+	}{
+		{"the directory's holder alone gets the body",
+			[]boxSpec{{"ga", notHere, false}, {"gb", files, true}, {"gc", notHere, false}}, nil, nil,
+			"", []string{"gb"}},
+		{"no directory: every box is asked and the one that files answers",
+			[]boxSpec{{"ga", notHere, false}, {"gb", files, false}, {"gc", notHere, false}}, nil, nil,
+			"", []string{"ga", "gb", "gc"}},
+		{"a holder that answers not_here sends the offer to every other box",
+			[]boxSpec{{"ga", notHere, true}, {"gb", notHere, false}, {"gc", files, false}}, nil, nil,
+			"", []string{"ga", "gb", "gc"}},
+		{"a holder's refusal is the verdict, in its own words, and nobody else is asked",
+			[]boxSpec{{"ga", refuses(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended"), true}, {"gb", files, false}}, nil, nil,
+			"the inbox lock for @bob was held for 2s — nothing was appended", []string{"ga"}},
+		{"a silent holder is named, and nobody else is asked",
+			[]boxSpec{{"ga", silent, true}, {"gb", files, false}}, nil, nil,
+			"the daemon on ga did not answer within 0.3s; @bob may still be filed", []string{"ga"}},
+		{"the first ok wins over an earlier refusal",
+			[]boxSpec{{"ga", refuses(wire.CodeNoLiveSession, "no live session holds @bob"), false}, {"gb", after(50*time.Millisecond, files), false}}, nil, nil,
+			"", []string{"ga", "gb"}},
+		{"the first refusal that is not not_here",
+			[]boxSpec{{"ga", notHere, false}, {"gb", refuses(wire.CodeNoLiveSession, "no live session holds @bob"), false}}, nil, nil,
+			"no live session holds @bob", []string{"ga", "gb"}},
+		{"a refusal outranks a silent box",
+			[]boxSpec{{"ga", silent, false}, {"gb", after(20*time.Millisecond, refuses(wire.CodeFileFailed, "gb's own words")), false}}, nil, nil,
+			"gb's own words", []string{"ga", "gb"}},
+		{"a silent box outranks not_here",
+			[]boxSpec{{"ga", notHere, false}, {"gb", silent, false}}, nil, nil,
+			"the daemon on gb did not answer within 0.3s; @bob may still be filed", []string{"ga", "gb"}},
+		{"nobody knows it",
+			[]boxSpec{{"ga", notHere, false}, {"gb", notHere, false}}, []string{"ga", "gb"}, nil,
+			"no box knows that handle: bob", []string{"ga", "gb"}},
+		{"nobody linked knows it, and a box that should link holds none",
+			[]boxSpec{{"ga", notHere, false}}, []string{"ga", "gx", "gy"}, nil,
+			"no linked box knows that handle: bob; not linked: gx, gy", []string{"ga"}},
+		{"no box is linked at all",
+			nil, nil, nil,
+			"no box knows that handle: bob", nil},
+		{"the hub's own refusal stands first when no box files",
+			[]boxSpec{{"ga", notHere, false}, {"gb", refuses(wire.CodeFileFailed, "gb's own words"), false}}, nil, mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
+			"no live session holds @bob", []string{"ga", "gb"}},
+		{"a box's ok wins over the hub's own refusal",
+			[]boxSpec{{"ga", files, false}}, nil, mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
+			"", []string{"ga"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRouter(t, tc.should...)
+			var boxes []*box
+			for _, s := range tc.boxes {
+				b := newBox(s.name, s.answer)
+				boxes = append(boxes, b)
+				link(r, b)
+				if s.holds {
+					r.Directory(b, wire.LinkDirectory{Full: true, Added: []string{"bob", "other"}})
+				}
+			}
+			start := time.Now()
+			res, err := r.Offer(context.Background(), req("bob"), tc.first)
+			if took := time.Since(start); took > testWait+200*time.Millisecond {
+				t.Errorf("Offer took %s, past its bound %s", took, testWait)
+			}
+			switch {
+			case tc.want == "" && (err != nil || !res.OK || res.To != "bob"):
+				t.Fatalf("Offer = %+v, %v; want ok", res, err)
+			case tc.want != "" && (err == nil || err.Error() != tc.want):
+				t.Fatalf("Offer = %+v, %v; want the refusal %q", res, err, tc.want)
+			}
+			r.Wait()
+			var asked []string
+			for _, b := range boxes {
+				got := b.asked()
+				if len(got) > 1 {
+					t.Errorf("%s got the body %d times", b.name, len(got))
+				}
+				if len(got) > 0 {
+					asked = append(asked, b.name)
+					if !got[0].Forwarded || got[0].ID != "01TESTID" || got[0].To != "bob" {
+						t.Errorf("%s was offered %+v; want the request, marked forwarded, id kept", b.name, got[0])
+					}
+				}
+			}
+			if strings.Join(asked, ",") != strings.Join(tc.asked, ",") {
+				t.Fatalf("the body went to %v, want %v", asked, tc.asked)
+			}
+		})
+	}
+}
+
+func TestDeliver(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		here    error // what filing into the hub's own folder answered
+		want    string
+		offered bool
+	}{
+		{"filed here: nobody is asked", nil, "", false},
+		{"refused here for a held lock: the hub's verdict, nobody is asked", mail.Refuse(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended"), "the inbox lock for @bob was held for 2s — nothing was appended", false},
+		{"not here: offered, and the box that holds it files", mail.Refuse(wire.CodeNotHere, "no box knows that handle: bob"), "", true},
+		{"stale here: offered, and the box that holds it files", mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"), "", true},
+		{"a failure that is no refusal is the verdict", errors.New("disk on fire"), "disk on fire", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRouter(t)
+			gb := newBox("gb", files)
+			link(r, gb)
+			res, err := r.Deliver(context.Background(), req("bob"), func() (wire.CommFiled, error) {
+				if tc.here != nil {
+					return wire.CommFiled{}, tc.here
+				}
+				return wire.CommFiled{OK: true, To: "bob"}, nil
+			})
+			if tc.want == "" && (err != nil || !res.OK) || tc.want != "" && (err == nil || err.Error() != tc.want) {
+				t.Fatalf("Deliver = %+v, %v; want %q", res, err, tc.want)
+			}
+			if got := len(gb.asked()) > 0; got != tc.offered {
+				t.Fatalf("offered to gb: %v, want %v", got, tc.offered)
+			}
+		})
+	}
+}
+
+func TestDirectory(t *testing.T) {
+	r := newRouter(t)
+	ga, gb := newBox("ga", files), newBox("gb", files)
+	link(r, ga, gb)
+	holder := func(h string) string {
+		if p := r.holder(h); p != nil {
+			return p.Box()
+		}
+		return ""
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want map[string]string // handle -> holder ("" for none)
+	}{
+		{"full sets", func() {
+			r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"alice", "amy"}})
+			r.Directory(gb, wire.LinkDirectory{Full: true, Added: []string{"bob"}})
+		}, map[string]string{"alice": "ga", "amy": "ga", "bob": "gb"}},
+		{"a change adds and removes", func() {
+			r.Directory(ga, wire.LinkDirectory{Added: []string{"ann"}, Removed: []string{"amy"}})
+		}, map[string]string{"alice": "ga", "amy": "", "ann": "ga", "bob": "gb"}},
+		{"a full set replaces", func() {
+			r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"alice"}})
+		}, map[string]string{"alice": "ga", "ann": ""}},
+		{"two boxes claiming one handle name no holder", func() {
+			r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}})
+		}, map[string]string{"alice": "", "bob": "gb"}},
+		{"a handle that is no handle is not taken", func() {
+			r.Directory(gb, wire.LinkDirectory{Added: []string{"../x"}})
+		}, map[string]string{"../x": ""}},
+		{"a link that ends takes its handles with it", func() {
+			close(gb.done)
+			r.Remove(gb)
+		}, map[string]string{"alice": "ga", "bob": ""}},
+		{"an ended link's late event is dropped", func() {
+			r.Directory(gb, wire.LinkDirectory{Added: []string{"bob"}})
+		}, map[string]string{"bob": ""}},
+	}
+	for _, s := range steps {
+		s.do()
+		for h, want := range s.want {
+			if got := holder(h); got != want {
+				t.Fatalf("after %s: holder of %q = %q, want %q", s.name, h, got, want)
+			}
+		}
+	}
+	if got := strings.Join(r.Linked(), ","); got != "ga" {
+		t.Fatalf("Linked = %s, want ga", got)
+	}
+}
+
+func TestNewerLinkOfABoxIsUsed(t *testing.T) {
+	r := newRouter(t)
+	old, cur := newBox("ga", notHere), newBox("ga", files)
+	link(r, old)
+	r.Directory(old, wire.LinkDirectory{Full: true, Added: []string{"bob"}})
+	link(r, cur)
+	r.Directory(cur, wire.LinkDirectory{Full: true, Added: []string{"bob"}})
+	// The old link ends after the new one came up: the new one stays.
+	close(old.done)
+	r.Remove(old)
+	if res, err := r.Offer(context.Background(), req("bob"), nil); err != nil || !res.OK {
+		t.Fatalf("Offer = %+v, %v; want ok over the newer link", res, err)
+	}
+	if len(old.asked()) != 0 || len(cur.asked()) != 1 {
+		t.Fatalf("old link asked %d times, newer %d; want 0 and 1", len(old.asked()), len(cur.asked()))
+	}
+}
+
+func TestOffersInFlightAreBounded(t *testing.T) {
+	r := New(Config{Wait: 5 * time.Second, MaxOffers: 3})
+	t.Cleanup(r.Wait)
+	var now, peak atomic.Int32
+	slow := func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+		n := now.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+		now.Add(-1)
+		return notHere(ctx, req)
+	}
+	for i := range 10 {
+		link(r, newBox(string(rune('a'+i))+"box", slow))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || !strings.HasPrefix(err.Error(), "no box knows") {
+				t.Errorf("Offer = %v, want no box knows", err)
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 3 || p < 2 {
+		t.Fatalf("%d offers were in flight at once, want at most 3 (and more than 1)", p)
+	}
+}
+
+func TestOffersThatFindNoSlotInTimeAreNamed(t *testing.T) {
+	r := New(Config{Wait: 100 * time.Millisecond, MaxOffers: 1})
+	t.Cleanup(r.Wait)
+	link(r, newBox("ga", silent), newBox("gb", silent))
+	_, err := r.Offer(context.Background(), req("bob"), nil)
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 0.1s; @bob may still be filed") {
+		t.Fatalf("Offer = %v, want a silent box named", err)
+	}
+	if re, _ := RefusalOf(err); re.Code != CodeNoAnswer {
+		t.Fatalf("code %q, want %q", re.Code, CodeNoAnswer)
+	}
+}

@@ -1,0 +1,215 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// BenchmarkCrossBoxSend times comm.file from a sender on ga to bob on gb, guest
+// to hub to guest, each line filed and fsynced on gb, at 1, 8 and 64 concurrent
+// senders, beside the same number of senders filing to bob through gb's own
+// daemon in the same run; then a whole `sotd send` process each way.
+//
+//	go test -run='^$' -bench=CrossBoxSend -benchtime=2000x ./integration/
+func BenchmarkCrossBoxSend(b *testing.B) {
+	n := newNetwork(b, "ga", "gb")
+	n.linkAll("ga", "gb")
+	n.start("ga", "gb")
+	ga, gb := n.boxes["ga"], n.boxes["gb"]
+	ga.must("alice", "join")
+	gb.must("bob", "join")
+	gb.must("carol", "join")
+	for _, conc := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("senders=%d", conc), func(b *testing.B) {
+			cross := latencies(b, conc, b.N, ga, "alice", "bob")
+			same := latencies(b, conc, b.N, gb, "carol", "bob")
+			report(b, "cross", cross)
+			report(b, "same", same)
+			b.ReportMetric(float64(pct(cross, 50))/float64(pct(same, 50)), "p50-cross/same")
+		})
+	}
+	b.Run("process", func(b *testing.B) {
+		cmd := func(bx *box, from, to string) func() *exec.Cmd {
+			dir := b.TempDir()
+			return func() *exec.Cmd {
+				c := exec.Command(sotdBin, "send", "@"+to, "a line of about the size agents send to each other")
+				c.Env = bx.env(from)
+				c.Dir = dir
+				return c
+			}
+		}
+		cross := medianOf(b, cmd(ga, "alice", "bob"))
+		same := medianOf(b, cmd(gb, "carol", "bob"))
+		b.ReportMetric(ms(cross), "cross-ms/median")
+		b.ReportMetric(ms(same), "same-ms/median")
+	})
+}
+
+// latencies sends total lines from `from` on bx to `to` over conc connections
+// at once, and returns each answer's wait, sorted.
+func latencies(b *testing.B, conc, total int, bx *box, from, to string) []time.Duration {
+	b.Helper()
+	clients := make([]*wire.Client, conc)
+	for i := range clients {
+		clients[i] = bx.dial(from)
+	}
+	took := make([][]time.Duration, conc)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for i, c := range clients {
+		wg.Go(func() {
+			for j := i; j < total; j += conc {
+				req := wire.CommFile{From: from, To: to, Text: "bench " + strconv.Itoa(j), ID: mail.NewID()}
+				start := time.Now()
+				var res wire.CommFiled
+				if err := c.Call(context.Background(), wire.OpCommFile, req, &res); err != nil || !res.OK {
+					b.Errorf("comm.file from %s on %s: %+v, %v", from, bx.host, res, err)
+					return
+				}
+				took[i] = append(took[i], time.Since(start))
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	all := slices.Concat(took...)
+	slices.Sort(all)
+	return all
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func report(b *testing.B, name string, sorted []time.Duration) {
+	b.ReportMetric(ms(pct(sorted, 50)), name+"-ms/p50")
+	b.ReportMetric(ms(pct(sorted, 99)), name+"-ms/p99")
+}
+
+// BenchmarkHubOf200Links runs a real hub holding 200 links from guests in this
+// process (each its own key, QUIC socket and link) and times a comm.file on the
+// hub's socket for a handle one guest holds: "directory" when that guest told
+// the hub so, "offer-all" when the hub must offer it to all 200. It reports
+// p50/p99 and the hub's resident memory.
+//
+//	go test -run='^$' -bench=HubOf200Links -benchtime=2000x ./integration/
+func BenchmarkHubOf200Links(b *testing.B) {
+	const guests = 200
+	n := newNetwork(b)
+	keys := home.Home{Dir: b.TempDir()}
+	ids := make([]*identity.Identity, guests)
+	lines := make([]hostLine, guests)
+	for i := range ids {
+		name := fmt.Sprintf("g%03d", i)
+		id, err := identity.Load(keys, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[i], lines[i] = id, hostLine{name: name, key: id.Fingerprint()}
+	}
+	n.writeHosts("hb", n.hostsTOML(n.quic, n.ws, lines...))
+	n.startHub()
+	hub := n.daemons["hb"]
+
+	// g000 holds bob (and tells the hub) and carl (and does not); every other
+	// guest holds nothing.
+	answer := func(holder bool) link.Handler {
+		return func(_ context.Context, _ *link.Conn, _ string, payload json.RawMessage) (any, error) {
+			var req wire.CommFile
+			if err := wire.DecodePayload(payload, &req); err != nil {
+				return nil, err
+			}
+			if holder && (req.To == "bob" || req.To == "carl") {
+				return wire.CommFiled{OK: true, To: req.To}, nil
+			}
+			return nil, &wire.RemoteError{Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
+		}
+	}
+	conns := make([]*link.Conn, guests)
+	var wg sync.WaitGroup
+	// quic-go refuses handshakes past its accept queue (32), as a Keeper's
+	// retry would meet; the guests here dial 16 at a time instead.
+	dialing := make(chan struct{}, 16)
+	for i, id := range ids {
+		dialing <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-dialing }()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c, err := link.Dial(ctx, link.Config{Box: id.Box, Handler: answer(i == 0)}, link.Target{Identity: id, Hub: "hb", Addr: n.quic, Key: n.keys["hb"]})
+			if err != nil {
+				b.Errorf("link %s: %v", id.Box, err)
+				return
+			}
+			conns[i] = c
+		})
+	}
+	wg.Wait()
+	b.Cleanup(func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	})
+	if b.Failed() {
+		return
+	}
+	if err := conns[0].SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Full: true, Added: []string{"bob"}}); err != nil {
+		b.Fatal(err)
+	}
+	waitLog(b, hub, `msg="link up" box=g199 `, 30*time.Second)
+	if got := strings.Count(hub.logs.String(), `msg="link up"`); got != guests {
+		b.Fatalf("the hub admitted %d links, want %d", got, guests)
+	}
+	for _, tc := range []struct{ name, to string }{{"directory", "bob"}, {"offer-all", "carl"}} {
+		for _, conc := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
+				report(b, tc.name, latencies(b, conc, b.N, n.hub, "hank", tc.to))
+				if rss, ok := residentMB(hub.cmd.Process.Pid); ok {
+					b.ReportMetric(rss, "hub-RSS-MB")
+				}
+			})
+		}
+	}
+}
+
+// residentMB is a process's resident memory in MB, where /proc tells it.
+func residentMB(pid int) (float64, bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err == nil
+		}
+	}
+	return 0, false
+}

@@ -101,6 +101,10 @@ func MkdirPrivate(dir string) error {
 	return nil
 }
 
+// KeepsOwnMode reports whether a top-level entry of the home is the installer's
+// (bin/, VERSION), which keeps the modes the installer gave it.
+func KeepsOwnMode(name string) bool { return name == "bin" || name == "VERSION" }
+
 // CloseModes makes every entry the protocol lists 0700 (folders) or 0600 (files),
 // so a home an older client left open is closed at the next join. bin/ and VERSION
 // are the installer's and keep their modes.
@@ -111,7 +115,7 @@ func (h Home) CloseModes() error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if e.Name() == "bin" || e.Name() == "VERSION" {
+		if KeepsOwnMode(e.Name()) {
 			continue
 		}
 		errs = append(errs, filepath.WalkDir(filepath.Join(h.Dir, e.Name()), func(p string, d fs.DirEntry, err error) error {

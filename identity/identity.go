@@ -59,8 +59,24 @@ func Load(h home.Home, box string) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loaded(box, path, key), nil
+}
+
+// Read reads box's key from h without making one, for `sotd doctor`, which must
+// not mint a key nobody has pinned: a box with no key yet is an error that
+// errors.Is(err, fs.ErrNotExist) matches.
+func Read(h home.Home, box string) (*Identity, error) {
+	path := KeyPath(h, box)
+	key, err := readKey(path)
+	if err != nil {
+		return nil, err
+	}
+	return loaded(box, path, key), nil
+}
+
+func loaded(box, path string, key ed25519.PrivateKey) *Identity {
 	pub := key.Public().(ed25519.PublicKey)
-	return &Identity{Box: box, Path: path, Now: time.Now, key: key, fp: FingerprintOf(pub)}, nil
+	return &Identity{Box: box, Path: path, Now: time.Now, key: key, fp: FingerprintOf(pub)}
 }
 
 // Fingerprint is the box's pin, as hosts.toml's key takes it.

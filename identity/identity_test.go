@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,5 +215,23 @@ func TestLoadRaceInOneProcess(t *testing.T) {
 		if fp != fps[0] {
 			t.Fatalf("loader %d got %s, loader 0 %s: two keys for one box", i, fp, fps[0])
 		}
+	}
+}
+
+func TestReadMakesNoKey(t *testing.T) {
+	h := home.Home{Dir: filepath.Join(t.TempDir(), "comm")}
+	if id, err := Read(h, "box-a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read with no key = %v, %v; want fs.ErrNotExist", id, err)
+	}
+	if _, err := os.Stat(KeyPath(h, "box-a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read made a key: %v", err)
+	}
+	made, err := Load(h, "box-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := Read(h, "box-a")
+	if err != nil || read.Fingerprint() != made.Fingerprint() {
+		t.Fatalf("Read = %v, %v; want the key Load made (%s)", read, err, made.Fingerprint())
 	}
 }

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/signal"
-	"syscall"
 
 	"github.com/sotcomm/sotd/daemon"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/service"
 )
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -28,7 +27,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sotd serve: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := service.Context(context.Background())
 	defer stop()
 	if err := d.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "sotd serve: %v\n", err)

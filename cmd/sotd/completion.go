@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+func init() {
+	verbs["completion"] = verb{"print a shell completion script", `
+usage: sotd completion bash|zsh
+
+Prints a script that completes sotd's verbs, their subcommands and flags, and
+the @handle of send from "sotd list --json". Load it in the shell's rc file:
+  bash  source <(sotd completion bash)
+  zsh   source <(sotd completion zsh)   (after compinit)`, runCompletion}
+}
+
+//go:embed completion/*.tmpl
+var completionScripts embed.FS
+
+func runCompletion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || (args[0] != "bash" && args[0] != "zsh") {
+		return usageErr(stderr, "completion", args)
+	}
+	b, err := completionScript(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sotd completion: %v\n", err)
+		return 1
+	}
+	stdout.Write(b)
+	return 0
+}
+
+// completion is what a shell offers after one verb, read from the verb's own
+// usage lines, so a verb added anywhere is completed with no change here.
+type completion struct {
+	Name, Synopsis string
+	Subs           []string            // words offered first: "install", "check"
+	Flags          []string            // "--json"
+	Values         map[string][]string // words offered after a flag: --os linux|darwin|windows
+	Handles        bool                // its first argument is an @handle
+}
+
+// completionScript renders the script for shell from the verbs map.
+func completionScript(shell string) ([]byte, error) {
+	names := make([]string, 0, len(verbs))
+	for n := range verbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	cs := make([]completion, len(names))
+	for i, n := range names {
+		cs[i] = completionOf(n, verbs[n])
+	}
+	t, err := template.New(shell+".tmpl").Funcs(template.FuncMap{
+		"join":  strings.Join,
+		"quote": func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" },
+	}).ParseFS(completionScripts, "completion/"+shell+".tmpl")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = t.Execute(&b, struct {
+		Names []string
+		Verbs []completion
+	}{names, cs})
+	return b.Bytes(), err
+}
+
+var (
+	usageTokens = regexp.MustCompile(`[\s\[\]]+`)
+	plainWord   = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+)
+
+// completionOf reads a verb's usage lines ("usage: sotd <name> ..." and the
+// "sotd <name> ..." lines under it). A word after a flag, or words joined by
+// "|" after one, are that flag's values; a "|word" token is an alternative to
+// what went before, so a subcommand.
+func completionOf(name string, v verb) completion {
+	c := completion{Name: name, Synopsis: v.synopsis, Values: map[string][]string{}}
+	for _, line := range strings.Split(v.help, "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "usage:")
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "sotd "+name)
+		if !ok || rest != "" && rest[0] != ' ' {
+			continue
+		}
+		flag := ""
+		for _, tok := range usageTokens.Split(rest, -1) {
+			alt := strings.HasPrefix(tok, "|")
+			after := flag
+			flag = ""
+			for _, w := range strings.Split(strings.Trim(tok, "|"), "|") {
+				switch {
+				case strings.HasPrefix(w, "--"):
+					c.Flags = appendNew(c.Flags, w)
+					flag = w
+				case w == "@handle":
+					c.Handles = true
+				case plainWord.MatchString(w) && after != "" && !alt:
+					c.Values[after] = appendNew(c.Values[after], w)
+				case plainWord.MatchString(w):
+					c.Subs = appendNew(c.Subs, w)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func appendNew(list []string, w string) []string {
+	if slices.Contains(list, w) {
+		return list
+	}
+	return append(list, w)
+}

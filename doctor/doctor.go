@@ -1,0 +1,130 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"os/user"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/topology"
+)
+
+// Level is how a check came out.
+type Level string
+
+const (
+	OK   Level = "ok"
+	Warn Level = "warn" // works, but something is doubtful or missing; not a failure
+	Fail Level = "fail" // broken: mail may not flow until it is fixed
+)
+
+// Check is one finding.
+type Check struct {
+	Name   string `json:"name"`
+	Level  Level  `json:"level"`
+	Detail string `json:"detail"`        // what was found
+	Fix    string `json:"fix,omitempty"` // the sentence that fixes it; "" when nothing needs fixing
+}
+
+// Env is the box and home a run looks at.
+type Env struct {
+	Home      home.Home
+	Host      string // this box's name
+	HostsPath string // hosts.toml; "" when this OS names no place for one
+	Socket    string // this box's daemon socket
+	OSUser    string // said in the hello; "" when unknown
+	GOOS      string
+	Now       func() time.Time
+	LookPath  func(string) (string, error)
+	HelloWait time.Duration // how long the daemon has to answer hello
+}
+
+// Current is the Env of this process.
+func Current() (Env, error) {
+	h, err := home.Resolve()
+	if err != nil {
+		return Env{}, err
+	}
+	host := home.SelfHost()
+	e := Env{Home: h, Host: host, Socket: h.Socket(host), GOOS: runtime.GOOS, Now: time.Now, LookPath: exec.LookPath, HelloWait: 3 * time.Second}
+	if p, err := topology.Path(); err == nil {
+		e.HostsPath = p
+	}
+	if u, err := user.Current(); err == nil {
+		e.OSUser = u.Username
+	}
+	return e, nil
+}
+
+// Report is every check of one run, in the order they ran.
+type Report struct {
+	Healthy bool    `json:"healthy"` // no check failed
+	Checks  []Check `json:"checks"`
+}
+
+// Run runs every check against e.
+func Run(e Env) Report {
+	doc, regErr := registry.Read(e.Home)
+	hosts := loadHosts(e.HostsPath)
+	checks := []Check{
+		checkModes(e),
+		checkRegistry(e, doc, regErr),
+		checkRegistryLock(e),
+		checkLockManager(e, hosts),
+		checkHosts(hosts),
+		checkPins(e, hosts),
+		checkDaemon(e),
+		checkTools(e),
+		checkClock(e, doc),
+	}
+	r := Report{Healthy: true, Checks: checks}
+	for _, c := range checks {
+		if c.Level == Fail {
+			r.Healthy = false
+		}
+	}
+	return r
+}
+
+// WriteText prints the report for a person: one line a check, its fix under
+// it, then a verdict naming every failed check.
+func (r Report) WriteText(w io.Writer) {
+	var failed []string
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "%-4s  %-14s %s\n", strings.ToUpper(string(c.Level)), c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(w, "      %-14s fix: %s\n", "", c.Fix)
+		}
+		if c.Level == Fail {
+			failed = append(failed, c.Name)
+		}
+	}
+	if r.Healthy {
+		fmt.Fprintln(w, "healthy")
+		return
+	}
+	fmt.Fprintf(w, "%d %s: %s\n", len(failed), plural(len(failed), "problem", "problems"), strings.Join(failed, ", "))
+}
+
+// WriteJSON prints the report as one JSON object.
+func (r Report) WriteJSON(w io.Writer) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

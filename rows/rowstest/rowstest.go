@@ -1,0 +1,114 @@
+// Package rowstest helps tests that run rows: it builds the fake agent
+// (rows/internal/fakeagent) and waits for what a row shows.
+package rowstest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/screen"
+)
+
+// The fake agent's settings; its package doc says what each does.
+const (
+	EnvLog     = "FAKEAGENT_LOG"
+	EnvDraft   = "FAKEAGENT_DRAFT"
+	EnvSuggest = "FAKEAGENT_SUGGEST"
+	EnvBusy    = "FAKEAGENT_BUSY"
+	EnvGlyph   = "FAKEAGENT_GLYPH"
+	EnvAskPos  = "FAKEAGENT_ASKPOS"
+)
+
+// BuildFakeAgent compiles the fake agent into dir and returns its path. Call it
+// once from TestMain: a build takes a second or more.
+func BuildFakeAgent(dir string) (string, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out := filepath.Join(dir, "fakeagent")
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
+	cmd := exec.Command(goBin, "build", "-o", out, "github.com/sotcomm/sotd/rows/internal/fakeagent")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the fake agent: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// WaitScreen polls the row's screen until ok accepts it, and fails the test
+// with the last screen when timeout passes first.
+func WaitScreen(tb testing.TB, b rows.Backend, id string, timeout time.Duration, what string, ok func(*screen.Screen) bool) *screen.Screen {
+	tb.Helper()
+	var last *screen.Screen
+	var lastErr error
+	deadline := time.Now().Add(timeout)
+	for {
+		s, err := b.Screen(id)
+		if err == nil && ok(s) {
+			return s
+		}
+		last, lastErr = s, err
+		if time.Now().After(deadline) {
+			tb.Fatalf("row %s (%s): no %s within %v; last error %v; last screen:\n%s", id, b.Name(), what, timeout, lastErr, Text(last))
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitPhase polls the row's phase until it is want.
+func WaitPhase(tb testing.TB, b rows.Backend, id string, timeout time.Duration, want rows.Phase) rows.RowInfo {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		info, err := b.Info(id)
+		if err == nil && info.Phase == want {
+			return info
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("row %s (%s): phase %q (error %v), want %q after %v", id, b.Name(), info.Phase, err, want, timeout)
+			return info
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitFile polls a file until its content is want, as a fake agent's byte log
+// fills.
+func WaitFile(tb testing.TB, path, want string, timeout time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got, err := os.ReadFile(path)
+		if err == nil && string(got) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s holds %q (error %v), want %q after %v", path, got, err, want, timeout)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Text is the screen as lines with the cursor marked, for failure messages.
+func Text(s *screen.Screen) string {
+	if s == nil {
+		return "(no screen)"
+	}
+	var b strings.Builder
+	for r := range s.Lines {
+		fmt.Fprintf(&b, "%2d|%s|\n", r, strings.TrimRight(s.Line(r), " "))
+	}
+	fmt.Fprintf(&b, "cols=%d rows=%d cursor=%d,%d\n", s.Cols, s.Rows, s.CursorRow, s.CursorCol)
+	return b.String()
+}

@@ -1,0 +1,145 @@
+package rows
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// Agent names the program a row runs; only a Claude row is ever typed into by
+// the wake.
+type Agent string
+
+const (
+	Claude Agent = "claude"
+	Codex  Agent = "codex"
+	Other  Agent = "other"
+)
+
+// Spec is what a row is started with. A backend keeps it with the row, so a
+// restarted daemon knows each discovered row's label, handle and agent.
+type Spec struct {
+	ID     string   `json:"id"` // "" lets Start make one: ws-<random>
+	Label  string   `json:"label"`
+	Handle string   `json:"handle,omitempty"` // the comm handle the row's agent acts as
+	Agent  Agent    `json:"agent"`
+	Cwd    string   `json:"cwd,omitempty"`
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env,omitempty"` // KEY=VALUE added to the daemon's environment
+}
+
+// ErrBadSpec is wrapped by every refusal of a Spec.
+var ErrBadSpec = errors.New("bad row spec")
+
+// MaxID is the longest row id.
+const MaxID = 64
+
+// idPrefix starts every row id, as the protocol's ws-… does.
+const idPrefix = "ws-"
+
+// NewID makes a row id: ws- and ten random characters of [a-z2-7] (50 bits).
+func NewID() string {
+	// 32 letters, so a random byte maps onto them without bias.
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	b := make([]byte, 10)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("rows: the system's random source failed: %v", err))
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return idPrefix + string(b)
+}
+
+// CheckID accepts 1–64 characters of [A-Za-z0-9_-]. A '.' or ':' would be read
+// by tmux as a window or pane in a target, and a '/' could leave a folder.
+func CheckID(id string) error {
+	if id == "" || len(id) > MaxID {
+		return fmt.Errorf("%w: row id %q must be 1 to %d characters", ErrBadSpec, id, MaxID)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("%w: row id %q has %q at byte %d; an id is letters, digits, '-' and '_'", ErrBadSpec, id, c, i)
+		}
+	}
+	return nil
+}
+
+// normalize fills the defaults (an id, the agent "other", the label from the
+// folder) and refuses what no backend can start.
+func (s Spec) normalize() (Spec, error) {
+	if s.ID == "" {
+		s.ID = NewID()
+	}
+	if err := CheckID(s.ID); err != nil {
+		return s, err
+	}
+	switch s.Agent {
+	case "":
+		s.Agent = Other
+	case Claude, Codex, Other:
+	default:
+		return s, fmt.Errorf("%w: agent %q is not claude, codex or other", ErrBadSpec, s.Agent)
+	}
+	if s.Handle != "" {
+		if err := home.CheckHandle(s.Handle); err != nil {
+			return s, fmt.Errorf("%w: %w", ErrBadSpec, err)
+		}
+	}
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return s, fmt.Errorf("%w: row %s has no command to run; give one after --", ErrBadSpec, s.ID)
+	}
+	for _, kv := range s.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return s, fmt.Errorf("%w: environment entry %q is not KEY=VALUE", ErrBadSpec, kv)
+		}
+	}
+	if s.Cwd != "" {
+		abs, err := filepath.Abs(s.Cwd)
+		if err != nil {
+			return s, fmt.Errorf("%w: folder %q: %w", ErrBadSpec, s.Cwd, err)
+		}
+		// tmux would start the row in another folder rather than fail.
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return s, fmt.Errorf("%w: the row's folder %s is not a folder that exists", ErrBadSpec, abs)
+		}
+		s.Cwd = abs
+	}
+	if s.Label == "" && s.Cwd != "" {
+		s.Label = filepath.Base(s.Cwd)
+	}
+	return s, nil
+}
+
+// identityEnv are the variables that say which row and handle a process is.
+// A row gets them from its spec alone: never from the spec's Env, and never
+// from the daemon's own environment (a daemon started inside a row has them).
+var identityEnv = []string{home.EnvWorkspaceID, home.EnvName}
+
+func isIdentity(kv string) bool {
+	k, _, _ := strings.Cut(kv, "=")
+	return slices.Contains(identityEnv, k)
+}
+
+// rowEnv is what the row adds to the daemon's environment: the spec's entries,
+// then the row's identity.
+func (s Spec) rowEnv() []string {
+	env := make([]string, 0, len(s.Env)+2)
+	for _, kv := range s.Env {
+		if !isIdentity(kv) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, home.EnvWorkspaceID+"="+s.ID)
+	if s.Handle != "" {
+		env = append(env, home.EnvName+"="+s.Handle)
+	}
+	return env
+}

@@ -1,0 +1,128 @@
+package rows
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+func TestSpecNormalize(t *testing.T) {
+	ok := Spec{ID: "ws-abc", Argv: []string{"claude"}}
+	for _, tc := range []struct {
+		name string
+		edit func(*Spec)
+		bad  bool
+	}{
+		{"minimal", func(*Spec) {}, false},
+		{"claude with a handle", func(s *Spec) { s.Agent, s.Handle = Claude, "Repo-box" }, false},
+		{"codex", func(s *Spec) { s.Agent = Codex }, false},
+		{"unknown agent", func(s *Spec) { s.Agent = "gemini" }, true},
+		{"handle with a slash", func(s *Spec) { s.Handle = "../x" }, true},
+		{"no command", func(s *Spec) { s.Argv = nil }, true},
+		{"empty program", func(s *Spec) { s.Argv = []string{""} }, true},
+		{"id with a dot", func(s *Spec) { s.ID = "ws.a" }, true},
+		{"id with a colon", func(s *Spec) { s.ID = "ws:a" }, true},
+		{"id too long", func(s *Spec) { s.ID = "ws-" + string(make([]byte, 62)) }, true},
+		{"env without =", func(s *Spec) { s.Env = []string{"FOO"} }, true},
+		{"env with empty key", func(s *Spec) { s.Env = []string{"=x"} }, true},
+		{"env fine", func(s *Spec) { s.Env = []string{"FOO=a=b", "EMPTY="} }, false},
+		{"folder that exists", func(s *Spec) { s.Cwd = os.TempDir() }, false},
+		{"folder missing", func(s *Spec) { s.Cwd = "/no/such/folder" }, true},
+		{"folder is a file", func(s *Spec) { s.Cwd = os.Args[0] }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ok
+			s.Argv = slices.Clone(ok.Argv)
+			tc.edit(&s)
+			_, err := s.normalize()
+			if (err != nil) != tc.bad {
+				t.Fatalf("normalize = %v, want bad=%v", err, tc.bad)
+			}
+			if err != nil && (!errors.Is(err, ErrBadSpec) || Code(err) != "bad_spec") {
+				t.Fatalf("error %v does not wrap ErrBadSpec", err)
+			}
+		})
+	}
+}
+
+func TestSpecDefaults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "MyRepo")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(dir))
+	s, err := Spec{Cwd: "MyRepo", Argv: []string{"x"}}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Cwd != dir {
+		t.Errorf("folder %q, want it made absolute: %q", s.Cwd, dir)
+	}
+	if !regexp.MustCompile(`^ws-[a-z2-7]{10}$`).MatchString(s.ID) {
+		t.Errorf("made id %q, want ws- and ten [a-z2-7]", s.ID)
+	}
+	if s.Agent != Other || s.Label != "MyRepo" {
+		t.Errorf("defaults: agent %q label %q, want other and the folder's name", s.Agent, s.Label)
+	}
+	if a, b := NewID(), NewID(); a == b {
+		t.Errorf("two ids alike: %s", a)
+	}
+}
+
+func TestRowEnvCarriesIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		want []string
+	}{
+		{"no handle", Spec{ID: "ws-a", Env: []string{"A=1"}}, []string{"A=1", "SOT_WORKSPACE_ID=ws-a"}},
+		{"handle", Spec{ID: "ws-a", Handle: "H-box"}, []string{"SOT_WORKSPACE_ID=ws-a", "SOT_COMM_NAME=H-box"}},
+		{"spec cannot forge identity", Spec{ID: "ws-a", Env: []string{"SOT_WORKSPACE_ID=ws-other", "SOT_COMM_NAME=x", "B=2"}},
+			[]string{"B=2", "SOT_WORKSPACE_ID=ws-a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.spec.rowEnv(); !slices.Equal(got, tc.want) {
+				t.Errorf("rowEnv = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{ErrNoRow, "no_row"},
+		{ErrRowExists, "row_exists"},
+		{ErrNotRunning, "row_not_running"},
+		{ErrBadSpec, "bad_spec"},
+		{ErrUnsupported, "unsupported"},
+		{errors.New("tmux: boom"), "row_failed"},
+	} {
+		if got := Code(tc.err); got != tc.want {
+			t.Errorf("Code(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestPhases(t *testing.T) {
+	for _, tc := range []struct {
+		p              Phase
+		running, ended bool
+	}{
+		{Starting, true, false},
+		{Ready, true, false},
+		{Ending, false, false},
+		{Stopped, false, false},
+		{Terminal, false, true},
+	} {
+		if tc.p.Running() != tc.running || tc.p.Ended() != tc.ended {
+			t.Errorf("%s: Running=%v Ended=%v, want %v %v", tc.p, tc.p.Running(), tc.p.Ended(), tc.running, tc.ended)
+		}
+	}
+}

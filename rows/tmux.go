@@ -1,0 +1,285 @@
+package rows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// Tmux runs rows as sessions of a private tmux server (tmux 3.2 or later; 3.3
+// also names the signal that ended an agent). The server, not the daemon, is
+// the agents' parent, so rows outlive the daemon.
+type Tmux struct {
+	opt Options
+	srv tmuxServer
+	dir string
+
+	mu      sync.Mutex
+	rows    map[string]*tmuxRow // rows this backend started or has seen
+	removed map[string]bool     // ids removed in this run: Terminal
+}
+
+// tmuxRow is what one daemon run keeps of a row beyond what tmux keeps.
+type tmuxRow struct {
+	write   sync.Mutex // serializes Input and Stop on the row
+	started time.Time
+	ending  bool // guarded by Tmux.mu
+}
+
+// NewTmux is the tmux backend on the home's private socket for box host. It
+// fails only when no tmux binary is on PATH; the server starts with the first row.
+func NewTmux(h home.Home, host string, opt Options) (*Tmux, error) {
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		return nil, fmt.Errorf("no tmux on PATH (%w); install tmux or use the built-in PTY backend", err)
+	}
+	return newTmux(h, host, bin, opt), nil
+}
+
+func newTmux(h home.Home, host, bin string, opt Options) *Tmux {
+	dir := filepath.Join(h.Dir, "run", home.FileName(host), "tmux")
+	return &Tmux{
+		opt:     opt.withDefaults(),
+		srv:     tmuxServer{bin: bin, socket: filepath.Join(dir, "rows.sock")},
+		dir:     dir,
+		rows:    map[string]*tmuxRow{},
+		removed: map[string]bool{},
+	}
+}
+
+// Name implements Backend.
+func (t *Tmux) Name() string { return "tmux" }
+
+// Socket is the private server's socket, for a person who wants to look:
+// tmux -S <socket> attach -t <row id>.
+func (t *Tmux) Socket() string { return t.srv.socket }
+
+// serverSetup makes every row's pane behave the same whatever tmux's defaults:
+// a dead pane stays (so an exited agent reads as Stopped, its last screen kept),
+// no status line takes a row of the screen, and no row inherits a row identity
+// from the environment of the daemon that started the server.
+func serverSetup() [][]string {
+	cmds := [][]string{
+		{"start-server"},
+		{"set-option", "-g", "remain-on-exit", "on"},
+		{"set-option", "-g", "status", "off"},
+	}
+	for _, k := range identityEnv {
+		cmds = append(cmds, []string{"set-environment", "-g", "-u", k})
+	}
+	return cmds
+}
+
+// Start implements Backend.
+func (t *Tmux) Start(spec Spec) (RowInfo, error) {
+	spec, err := spec.normalize()
+	if err != nil {
+		return RowInfo{}, err
+	}
+	// The PTY's exec refuses a missing program; tmux would start the row and
+	// show it Stopped with status 127. Both refuse it alike.
+	if err := findProgram(spec.Argv[0], spec.Cwd); err != nil {
+		return RowInfo{}, fmt.Errorf("start row %s: no program %q to run: %w", spec.ID, spec.Argv[0], err)
+	}
+	if err := home.MkdirPrivate(t.dir); err != nil {
+		return RowInfo{}, err
+	}
+	stored, err := json.Marshal(spec)
+	if err != nil {
+		return RowInfo{}, fmt.Errorf("encode the spec of row %s: %w", spec.ID, err)
+	}
+	newSession := []string{"new-session", "-d", "-s", spec.ID,
+		"-x", strconv.Itoa(t.opt.Cols), "-y", strconv.Itoa(t.opt.Rows)}
+	if spec.Cwd != "" {
+		newSession = append(newSession, "-c", spec.Cwd)
+	}
+	for _, kv := range spec.rowEnv() {
+		newSession = append(newSession, "-e", kv)
+	}
+	// tmux hands a one-word command to sh -c, which would split a path with a
+	// space in it; this exec keeps argv exactly as given, whatever its length,
+	// and leaves no shell behind.
+	newSession = append(newSession, "--", "/bin/sh", "-c", `exec "$0" "$@"`)
+	newSession = append(newSession, spec.Argv...)
+
+	cmds := append(serverSetup(), newSession,
+		// The window keeps its size when a person attaches. Set per window: tmux
+		// 3.3a's server crashes making a session under a global "manual".
+		[]string{"set-option", "-t", target(spec.ID), "window-size", "manual"},
+		[]string{"set-option", "-t", target(spec.ID), "@sot_spec", string(stored)},
+		[]string{"display-message", "-p", "-t", target(spec.ID), paneFormat})
+
+	out, err := t.srv.run(seq(cmds...)...)
+	if err != nil {
+		if !errors.Is(err, ErrRowExists) {
+			// A session made before a later command failed has no spec and
+			// would stay a stray no daemon owns.
+			_, _ = t.srv.run("kill-session", "-t", target(spec.ID))
+		}
+		return RowInfo{}, fmt.Errorf("start row %s: %w", spec.ID, err)
+	}
+	p, err := parsePane(lastLine(out))
+	if err != nil {
+		return RowInfo{}, fmt.Errorf("start row %s: %w", spec.ID, err)
+	}
+	t.mu.Lock()
+	delete(t.removed, spec.ID)
+	t.rows[spec.ID] = &tmuxRow{started: t.opt.Now()}
+	t.mu.Unlock()
+	return t.info(p), nil
+}
+
+// Info implements Backend.
+func (t *Tmux) Info(id string) (RowInfo, error) {
+	p, err := t.pane(id)
+	if err != nil {
+		if errors.Is(err, ErrNoRow) && t.isRemoved(id) {
+			return RowInfo{Spec: Spec{ID: id}, Backend: t.Name(), Phase: Terminal}, nil
+		}
+		return RowInfo{}, t.gone(id, err)
+	}
+	return t.info(p), nil
+}
+
+func (t *Tmux) isRemoved(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.removed[id]
+}
+
+// gone words a failed tmux call on a row, saying when the row was removed.
+func (t *Tmux) gone(id string, err error) error {
+	switch {
+	case errors.Is(err, ErrNoRow) && t.isRemoved(id):
+		return fmt.Errorf("row %s was removed; it is Terminal: %w", id, ErrNoRow)
+	case errors.Is(err, ErrNoRow):
+		return fmt.Errorf("no row %s on the tmux server at %s: %w", id, t.srv.socket, ErrNoRow)
+	}
+	return fmt.Errorf("row %s: %w", id, err)
+}
+
+func (t *Tmux) pane(id string) (pane, error) {
+	if err := CheckID(id); err != nil {
+		return pane{}, err
+	}
+	p, err := t.srv.pane(id)
+	if err == nil && p.dead && !p.reaped {
+		t.srv.reap()
+		p, err = t.srv.pane(id)
+	}
+	if errors.Is(err, errNoServer) {
+		return pane{}, ErrNoRow
+	}
+	if err != nil {
+		return pane{}, err
+	}
+	if !p.ours {
+		return pane{}, fmt.Errorf("session %s on %s was not started by a daemon (it has no row spec): %w", id, t.srv.socket, ErrNoRow)
+	}
+	return p, nil
+}
+
+// List implements Backend.
+func (t *Tmux) List() ([]RowInfo, error) {
+	panes, err := t.panes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RowInfo, 0, len(panes))
+	for _, p := range panes {
+		out = append(out, t.info(p))
+	}
+	return out, nil
+}
+
+// panes lists the daemon-started sessions, one pane each, sorted by id.
+func (t *Tmux) panes() ([]pane, error) {
+	panes, err := t.srv.panes()
+	if err == nil && slices.ContainsFunc(panes, func(p pane) bool { return p.dead && !p.reaped }) {
+		t.srv.reap()
+		panes, err = t.srv.panes()
+	}
+	if errors.Is(err, errNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list rows: %w", err)
+	}
+	return panes, nil
+}
+
+// Discover implements Backend: every row on the private socket is taken on,
+// its start time read from tmux.
+func (t *Tmux) Discover() ([]RowInfo, error) { return t.List() }
+
+// rowLocked is the run's record of a row, made for a row found on the socket.
+func (t *Tmux) rowLocked(p pane) *tmuxRow {
+	r, ok := t.rows[p.id]
+	if !ok {
+		r = &tmuxRow{started: p.created}
+		t.rows[p.id] = r
+	}
+	return r
+}
+
+// info is the row as tmux shows it and this run knows it. The lock is not held
+// across the capture a young row may need.
+func (t *Tmux) info(p pane) RowInfo {
+	t.mu.Lock()
+	r := t.rowLocked(p)
+	started, ending := r.started, r.ending
+	t.mu.Unlock()
+	info := RowInfo{Spec: p.spec, Backend: t.Name(), Pid: p.pid, Started: started}
+	switch {
+	case ending:
+		info.Phase = Ending
+	case p.exited():
+		info.Phase = Stopped
+		info.ExitCode = p.exitCode
+	case t.opt.Now().Sub(started) < StartingFor && t.blank(p.id):
+		info.Phase = Starting
+	default:
+		info.Phase = Ready
+	}
+	return info
+}
+
+// blank reports whether the row's pane shows nothing yet. Only a row younger
+// than StartingFor is asked, so the capture is rare.
+func (t *Tmux) blank(id string) bool {
+	out, err := t.srv.run("capture-pane", "-p", "-t", target(id))
+	return err == nil && strings.TrimSpace(string(out)) == ""
+}
+
+// Close implements Backend. The rows keep running in the tmux server, for the
+// next daemon to Discover.
+func (t *Tmux) Close() error { return nil }
+
+// findProgram checks that argv0 names a program as exec would find it: on
+// PATH when it is a bare name, else as a path, relative ones from the row's
+// folder.
+func findProgram(argv0, cwd string) error {
+	if !strings.ContainsRune(argv0, filepath.Separator) || filepath.IsAbs(argv0) || cwd == "" {
+		_, err := exec.LookPath(argv0)
+		return err
+	}
+	_, err := exec.LookPath(filepath.Join(cwd, argv0))
+	return err
+}
+
+func lastLine(out []byte) string {
+	s := strings.TrimRight(string(out), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,81 @@
+package rows
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/sotcomm/sotd/screen"
+)
+
+// Screen implements Backend. The pane is captured with its escape sequences
+// and replayed into a VT emulator of the pane's size, which gives the cells'
+// attributes (dim) and wide characters exactly as the PTY backend reads them.
+func (t *Tmux) Screen(id string) (*screen.Screen, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	out, err := t.srv.run(seq(
+		[]string{"display-message", "-p", "-t", target(id), captureHead},
+		[]string{"capture-pane", "-p", "-e", "-t", target(id)},
+	)...)
+	if errors.Is(err, errNoServer) {
+		err = ErrNoRow
+	}
+	if err != nil {
+		return nil, t.gone(id, err)
+	}
+	s, ours, err := parseCapture(out)
+	if err == nil && !ours {
+		err = fmt.Errorf("session %s on %s was not started by a daemon (it has no row spec): %w", id, t.srv.socket, ErrNoRow)
+	}
+	return s, err
+}
+
+// captureHead comes before the captured pane: where the cursor is, the pane's
+// size, and 1 when the session is a row (it carries a spec).
+const captureHead = "#{cursor_x} #{cursor_y} #{pane_width} #{pane_height} #{?@sot_spec,1,0}"
+
+// maxCells bounds a pane's side, so a garbled geometry line cannot make the
+// emulator allocate without end; rows are 120x40 unless Options say otherwise.
+const maxCells = 2000
+
+// parseCapture reads the captureHead line and the captured pane after it.
+func parseCapture(out []byte) (s *screen.Screen, ours bool, err error) {
+	head, body, _ := strings.Cut(string(out), "\n")
+	var cx, cy, w, h, row int
+	if _, err := fmt.Sscanf(head, "%d %d %d %d %d", &cx, &cy, &w, &h, &row); err != nil || w <= 0 || h <= 0 || w > maxCells || h > maxCells {
+		return nil, false, fmt.Errorf("tmux printed %q for the pane's cursor and size", head)
+	}
+	e := vt.NewEmulator(w, h)
+	// The capture ends every line with a bare LF; the emulator needs CR LF to
+	// start the next line at column 0. Attributes run on across lines, as in the
+	// capture, and the last line's LF is dropped so nothing scrolls. Autowrap is
+	// off so a line the emulator measures wider than tmux did (a character whose
+	// width they disagree on) is cut at the edge instead of pushing every line
+	// below it down.
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	// A query in the capture (none is expected) would block the emulator on
+	// its answer until someone reads it; the answers go nowhere.
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, e)
+	}()
+	_, err = e.WriteString(ansi.ResetModeAutoWrap + strings.Join(lines, "\r\n"))
+	if c, ok := e.InputPipe().(io.Closer); ok {
+		_ = c.Close()
+	}
+	<-drained
+	if err != nil {
+		return nil, false, fmt.Errorf("replay the captured pane: %w", err)
+	}
+	return snapshot(e, cy, cx), row == 1, nil
+}

@@ -43,6 +43,9 @@ type Daemon struct {
 	helloWait time.Duration
 
 	net *network // this daemon's links, by its role; set by Run before serving
+	// netSet is closed once Run has set net, so another goroutine (a test, a
+	// status reader) may read it after receiving from it.
+	netSet chan struct{}
 }
 
 // Default bounds of group commit.
@@ -75,7 +78,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{})}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -102,6 +105,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	defer presence.Unlock()
 	d.net = d.newNetwork()
+	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	// The filer keeps the wall clock: its lock waits are real time, whatever
 	// clock judges liveness.

@@ -93,6 +93,7 @@ func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 			t.Logf("%s's log:\n%s", box, logs.String())
 		}
 	})
+	<-d.netSet // orders the test's reads of d.net after Run's write
 	return &netBox{rig: r, d: d, name: box}
 }
 

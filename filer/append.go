@@ -61,7 +61,7 @@ func (f *Filer) appendLocked(path, handle string, lines []Line, encoded [][]byte
 	if err != nil {
 		return nil, fmt.Errorf("the inbox for @%s could not be opened (%v) — nothing was appended", handle, bareErr(err))
 	}
-	results, err := f.appendTo(inbox, handle, lines, encoded)
+	results, err := f.appendTo(inbox, path, handle, lines, encoded)
 	if cerr := inbox.Close(); err == nil && cerr != nil {
 		// fsync already succeeded, so the lines are kept; NFS can still report a
 		// late write error only here, and the sender must hear of it.
@@ -70,7 +70,7 @@ func (f *Filer) appendLocked(path, handle string, lines []Line, encoded [][]byte
 	return results, err
 }
 
-func (f *Filer) appendTo(inbox *os.File, handle string, lines []Line, encoded [][]byte) ([]Result, error) {
+func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, encoded [][]byte) ([]Result, error) {
 	// The descriptor's own end, never a path's cached size: under NFS a stat can
 	// trail another host's append.
 	size, err := inbox.Seek(0, io.SeekEnd)
@@ -81,32 +81,63 @@ func (f *Filer) appendTo(inbox *os.File, handle string, lines []Line, encoded []
 	if err != nil {
 		return nil, err
 	}
-	held, err := heldIDs(inbox, before, lines)
+	w, err := f.window(inbox, path, before, lines)
 	if err != nil {
 		return nil, fmt.Errorf("the end of the inbox for @%s could not be read to check message ids (%v) — nothing was appended", handle, bareErr(err))
 	}
 	results := make([]Result, len(lines))
+	batchIDs := map[string]bool{}
 	var batch []byte
 	for i, l := range lines {
 		if l.ID != "" {
-			if held[l.ID] {
+			if batchIDs[l.ID] || w.holds(l.ID) {
 				results[i].Dup = true
 				continue
 			}
-			held[l.ID] = true
+			batchIDs[l.ID] = true
 		}
 		batch = append(batch, encoded[i]...)
 	}
-	if len(batch) == 0 {
-		return results, nil
+	if len(batch) > 0 {
+		if err := writeInbox(inbox, batch); err != nil {
+			return nil, f.undo(inbox, handle, before, "written", err)
+		}
+		if err := syncInbox(inbox); err != nil {
+			return nil, f.undo(inbox, handle, before, "flushed to disk", err)
+		}
 	}
-	if err := writeInbox(inbox, batch); err != nil {
-		return nil, f.undo(inbox, handle, before, "written", err)
-	}
-	if err := syncInbox(inbox); err != nil {
-		return nil, f.undo(inbox, handle, before, "flushed to disk", err)
+	if w != nil {
+		w.appended(batch)
+		f.windows.put(path, w)
 	}
 	return results, nil
+}
+
+// window is the dedupe window of the inbox at path, end bytes long, brought up to
+// date; it is nil when no line has an id to look for. Its caller puts it back
+// after a successful append; on any failure it is dropped, and the next append
+// reads the window again.
+func (f *Filer) window(inbox *os.File, path string, end int64, lines []Line) (*idWindow, error) {
+	wanted := map[string]bool{}
+	for _, l := range lines {
+		if l.ID != "" {
+			wanted[l.ID] = true
+		}
+	}
+	if len(wanted) == 0 {
+		// A kept window stays where it was; the next append with an id reads
+		// these lines as new bytes.
+		return nil, nil
+	}
+	file, err := inbox.Stat()
+	if err != nil {
+		return nil, err
+	}
+	w := f.windows.take(path)
+	if err := w.advance(inbox, file, end, wanted); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // cutBack removes an unterminated last line, a dead writer's partial, so the next

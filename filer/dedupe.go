@@ -3,13 +3,13 @@ package filer
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"sync"
 )
 
 // DedupeTail is how far back from its end Append searches an inbox for a message
-// id it is asked to file again: the last 1 MiB. Ids are unique, and a sender
-// retries within seconds, so a retry's first copy is always this close to the end.
+// id it is asked to file again: the complete lines that start inside the last
+// 1 MiB. Ids are unique, and a sender retries within seconds, so a retry's first
+// copy is always this close to the end.
 const DedupeTail = 1 << 20
 
 var idKey = []byte(`"id":`)
@@ -17,42 +17,28 @@ var idKey = []byte(`"id":`)
 // tailPool keeps the DedupeTail buffers Append reads into, one per append in flight.
 var tailPool = sync.Pool{New: func() any { return new([DedupeTail]byte) }}
 
-// heldIDs reports which of the lines' ids the complete lines in the last
-// DedupeTail bytes before end already hold. It reads nothing when no line has an id.
-func heldIDs(r io.ReaderAt, end int64, lines []Line) (map[string]bool, error) {
-	held := map[string]bool{}
-	wanted := map[string]bool{}
-	for _, l := range lines {
-		if l.ID != "" {
-			wanted[l.ID] = true
-		}
-	}
-	if len(wanted) == 0 || end == 0 {
-		return held, nil
-	}
-	buf := tailPool.Get().(*[DedupeTail]byte)
-	defer tailPool.Put(buf)
-	start := max(0, end-DedupeTail)
-	tail := buf[:end-start]
-	if _, err := r.ReadAt(tail, start); err != nil {
-		return nil, err
-	}
-	if start > 0 {
-		// The window began mid-line; only complete lines count.
-		i := bytes.IndexByte(tail, '\n')
-		tail = tail[i+1:]
-	}
-	for len(tail) > 0 {
-		i := bytes.Index(tail, idKey)
+// eachID calls found for every id key in b, whole lines that start at the file
+// offset base, with the offset of the line that holds it; only for the wanted ids
+// when wanted is not nil.
+func eachID(b []byte, base int64, wanted map[string]bool, found func(id string, line int64)) {
+	line, lined := 0, 0 // the line that holds b[lined]
+	for from := 0; ; {
+		i := bytes.Index(b[from:], idKey)
 		if i < 0 {
-			break
+			return
 		}
-		if id, ok := idAt(tail, i); ok && wanted[string(id)] {
-			held[string(id)] = true
+		i += from
+		from = i + len(idKey)
+		id, ok := idAt(b, i)
+		if !ok || wanted != nil && !wanted[string(id)] {
+			continue
 		}
-		tail = tail[i+len(idKey):]
+		if nl := bytes.LastIndexByte(b[lined:i], '\n'); nl >= 0 {
+			line = lined + nl + 1
+		}
+		lined = i
+		found(string(id), base+int64(line))
 	}
-	return held, nil
 }
 
 // idAt reads the id whose key starts at tail[i]. Only a key counts: it follows '{'

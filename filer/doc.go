@@ -7,7 +7,10 @@
 // write, fsyncs once, closes the inbox and only then lets the lock go. A failed write
 // or fsync is cut back to the length before it, so a failed append leaves nothing. A
 // line whose message id the inbox already holds is answered Dup and not written
-// again, so a sender's retry after a lost answer never duplicates a line.
+// again, so a sender's retry after a lost answer never duplicates a line. A Filer
+// keeps the ids of each inbox's last DedupeTail bytes between its appends and reads
+// only the bytes added since, so the daemon's long-lived Filer does not read the
+// whole window again for every batch.
 //
 // Readers count only newline-terminated lines. The read cursor read/<handle>.cursor
 // is the protocol's `<count> <crc>-<len>`: lines shown and the POSIX cksum of the

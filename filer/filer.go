@@ -35,6 +35,8 @@ type Filer struct {
 	Manager string
 	Log     *slog.Logger
 	Now     func() time.Time
+
+	windows idWindows // the dedupe window of each inbox this Filer appends to
 }
 
 // New makes a filer for h with the environment's waits, this box's lock manager

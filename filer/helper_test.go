@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,18 @@ func runHelper(role string) error {
 			}
 		}
 		fmt.Println("timeouts", timeouts)
+		return nil
+	case "file":
+		// One append of a line per id in $FILER_IDS; say how each was answered.
+		var lines []Line
+		for _, id := range strings.Split(os.Getenv("FILER_IDS"), ",") {
+			lines = append(lines, line("client", handle, "filed by another process", id))
+		}
+		res, err := f.Append(handle, lines)
+		if err != nil {
+			return err
+		}
+		fmt.Println("filed", res)
 		return nil
 	case "partial":
 		// Write half of the batch, say so, and stay there until killed.

@@ -1,0 +1,103 @@
+package metrics
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scrape reads /metrics as a real client does and returns each sample's value
+// keyed by its name with labels, as the text format writes it.
+func scrape(t *testing.T, srv *httptest.Server) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Fatalf("content type %q, want the text format", ct)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("sample %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	if err := sc.Err(); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestEveryRecorderMovesItsSample(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	tests := []struct {
+		name   string
+		record func()
+		sample string
+		by     float64
+	}{
+		{"filed", func() { Filed(3) }, "sotd_lines_filed_total", 3},
+		{"refused", func() { Refused("no_live_session") }, `sotd_lines_refused_total{code="no_live_session"}`, 1},
+		{"lock wait", func() { LockWait(3 * time.Millisecond) }, "sotd_inbox_lock_wait_seconds_count", 1},
+		{"lock wait sum", func() { LockWait(2 * time.Second) }, "sotd_inbox_lock_wait_seconds_sum", 2},
+		{"fsync", func() { Fsync(time.Millisecond) }, "sotd_fsync_seconds_count", 1},
+		{"link rtt", func() { LinkRTT("nas", 4*time.Millisecond) }, `sotd_link_rtt_seconds_count{peer="nas"}`, 1},
+		{"link reconnect", func() { LinkReconnect("nas") }, `sotd_link_reconnects_total{peer="nas"}`, 1},
+		{"notice typed", NoticeTyped, "sotd_notices_typed_total", 1},
+		{"stream resync", StreamResync, "sotd_stream_resyncs_total", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := scrape(t, srv)[tc.sample]
+			tc.record()
+			after, ok := scrape(t, srv)[tc.sample]
+			if !ok {
+				t.Fatalf("%s is not served", tc.sample)
+			}
+			if got := after - before; got < tc.by-1e-9 || got > tc.by+1e-9 {
+				t.Fatalf("%s moved by %v, want %v", tc.sample, got, tc.by)
+			}
+		})
+	}
+}
+
+// The cheapness the filing path relies on: no allocation for the unlabelled
+// recorders.
+func TestRecordersDoNotAllocate(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"Filed", func() { Filed(1) }},
+		{"Fsync", func() { Fsync(time.Millisecond) }},
+		{"LockWait", func() { LockWait(time.Millisecond) }},
+		{"NoticeTyped", NoticeTyped},
+	}
+	for _, tc := range tests {
+		if n := testing.AllocsPerRun(100, tc.f); n != 0 {
+			t.Errorf("%s allocates %v times per call", tc.name, n)
+		}
+	}
+}
+
+func BenchmarkRefused(b *testing.B) {
+	for b.Loop() {
+		Refused("not_here")
+	}
+}

@@ -1,0 +1,180 @@
+//go:build linux || darwin
+
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// browser is a headless Chromium driven over the DevTools protocol.
+type browser struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	ws  *websocket.Conn
+	id  int
+}
+
+func findChromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no chromium binary on PATH and CI is set; install Debian's chromium package")
+	}
+	t.Skip("no chromium binary on PATH: `apt-get install -y chromium` to run the status page test")
+	return ""
+}
+
+// openBrowser starts Chromium on url and attaches to its page.
+func openBrowser(t *testing.T, url string) *browser {
+	bin := findChromium(t)
+	prof := t.TempDir()
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+prof, "--remote-debugging-port=0", "--window-size=1100,700", url)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers die with it
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &browser{t: t, cmd: cmd}
+	t.Cleanup(b.close)
+
+	var port string
+	waitFor(t, 20*time.Second, "Chromium's DevToolsActivePort", func() bool {
+		f, err := os.Open(filepath.Join(prof, "DevToolsActivePort"))
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		if sc.Scan() {
+			port = strings.TrimSpace(sc.Text())
+		}
+		return port != ""
+	})
+	var wsURL string
+	waitFor(t, 10*time.Second, "the page target", func() bool {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var targets []struct{ Type, URL, WebSocketDebuggerURL string }
+		json.NewDecoder(resp.Body).Decode(&targets)
+		for _, tg := range targets {
+			if tg.Type == "page" && tg.WebSocketDebuggerURL != "" {
+				wsURL = tg.WebSocketDebuggerURL
+				return true
+			}
+		}
+		return false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, wsURL, nil)
+	if err != nil {
+		t.Fatalf("attach to the page: %v", err)
+	}
+	ws.SetReadLimit(32 << 20) // screenshots
+	b.ws = ws
+	return b
+}
+
+func (b *browser) close() {
+	if b.ws != nil {
+		b.ws.CloseNow()
+	}
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	b.cmd.Wait()
+}
+
+// call runs one DevTools method and returns its result.
+func (b *browser) call(method string, params any) json.RawMessage {
+	b.t.Helper()
+	b.id++
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msg, _ := json.Marshal(map[string]any{"id": b.id, "method": method, "params": params})
+	if err := b.ws.Write(ctx, websocket.MessageText, msg); err != nil {
+		b.t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		_, data, err := b.ws.Read(ctx)
+		if err != nil {
+			b.t.Fatalf("%s: %v", method, err)
+		}
+		var res struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct{ Message string }
+		}
+		json.Unmarshal(data, &res)
+		if res.ID != b.id {
+			continue // an event
+		}
+		if res.Error != nil {
+			b.t.Fatalf("%s: %s", method, res.Error.Message)
+		}
+		return res.Result
+	}
+}
+
+// eval returns a JavaScript expression's value on the page, as a string.
+func (b *browser) eval(expr string) string {
+	b.t.Helper()
+	var r struct {
+		Result struct {
+			Value any `json:"value"`
+		} `json:"result"`
+	}
+	json.Unmarshal(b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}), &r)
+	return fmt.Sprint(r.Result.Value)
+}
+
+// waitDOM waits until expr is want on the page.
+func (b *browser) waitDOM(expr, want string) {
+	b.t.Helper()
+	var got string
+	waitFor(b.t, 20*time.Second, fmt.Sprintf("%s == %q (last %q)", expr, want, got), func() bool {
+		got = b.eval(expr)
+		return got == want
+	})
+}
+
+func (b *browser) screenshot(path string) {
+	b.t.Helper()
+	var r struct{ Data string }
+	json.Unmarshal(b.call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
+	png, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil || len(png) < 8 || string(png[1:4]) != "PNG" {
+		b.t.Fatalf("screenshot is not a PNG (%d bytes, %v)", len(png), err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !ok(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("gave up waiting %v for %s", d, what)
+		}
+	}
+}

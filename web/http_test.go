@@ -1,0 +1,194 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/metrics"
+)
+
+func get(t *testing.T, url, bearer string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestEveryPathNeedsTheToken(t *testing.T) {
+	r := startServer(t, 0, View{})
+	base := "http://" + r.srv.Addr()
+	tok := r.srv.Token()
+	tests := []struct {
+		name, url, bearer string
+		status            int
+		has               string
+	}{
+		{"page bare", base + "/", "", 401, "sotd url"},
+		{"metrics bare", base + "/metrics", "", 401, "token"},
+		{"ws bare", base + "/v1/ws", "", 401, "token"},
+		{"page wrong token", base + "/?token=nope", "", 401, ""},
+		{"page bearer wrong", base + "/", "nope", 401, ""},
+		{"page query token", base + "/?token=" + tok, "", 200, "<html"},
+		{"page bearer", base + "/", tok, 200, "<html"},
+		{"metrics bearer", base + "/metrics", tok, 200, "sotd_lines_filed_total"},
+		{"unknown path", base + "/nope", tok, 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := get(t, tc.url, tc.bearer)
+			if status != tc.status || !strings.Contains(body, tc.has) {
+				t.Fatalf("GET %s: %d %.80q, want %d with %q", tc.url, status, body, tc.status, tc.has)
+			}
+		})
+	}
+}
+
+// Filing moves the served counter, read through the listener a person uses.
+func TestMetricsCounterMovesThroughTheListener(t *testing.T) {
+	r := startServer(t, 0, View{})
+	sample := func() string {
+		_, body := get(t, "http://"+r.srv.Addr()+"/metrics", r.srv.Token())
+		for _, l := range strings.Split(body, "\n") {
+			if strings.HasPrefix(l, "sotd_lines_filed_total ") {
+				return l
+			}
+		}
+		t.Fatal("sotd_lines_filed_total is not served")
+		return ""
+	}
+	before := sample()
+	metrics.Filed(2)
+	if after := sample(); after == before {
+		t.Fatalf("sotd_lines_filed_total stayed %q after filing", after)
+	}
+}
+
+func TestAddrAndTokenFiles(t *testing.T) {
+	r := startServer(t, 0, View{})
+	for _, path := range []string{AddrFile(r.home, "box"), TokenFile(r.home, "box")} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != home.FileMode {
+			t.Errorf("%s is %v, want 0600", path, fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Stat(runDir(r.home, "box")); fi.Mode().Perm() != home.DirMode {
+		t.Errorf("run dir is %v, want 0700", fi.Mode().Perm())
+	}
+	b, _ := os.ReadFile(AddrFile(r.home, "box"))
+	if strings.TrimSpace(string(b)) != r.srv.Addr() {
+		t.Errorf("http.addr holds %q, the listener is on %s", b, r.srv.Addr())
+	}
+	u, err := URL(r.home, "box")
+	if err != nil || u != r.srv.URL() || !strings.Contains(u, "token="+r.srv.Token()) {
+		t.Errorf("URL = %q, %v; want %q", u, err, r.srv.URL())
+	}
+	// The token is made once: a second server for the home keeps it.
+	again, err := New(Config{Home: r.home, Host: "box", Backend: r.fake})
+	if err != nil || again.Token() != r.srv.Token() {
+		t.Errorf("a second server's token %q, %v; want the first's", again.Token(), err)
+	}
+	if other, _ := New(Config{Home: r.home, Host: "nas", Backend: r.fake}); other.Token() == r.srv.Token() {
+		t.Error("two boxes sharing a home share a token")
+	}
+	r.stop()
+	if _, err := os.Stat(AddrFile(r.home, "box")); !os.IsNotExist(err) {
+		t.Errorf("http.addr outlived its listener: %v", err)
+	}
+	if _, err := os.Stat(TokenFile(r.home, "box")); err != nil {
+		t.Errorf("the token went with the listener: %v", err)
+	}
+}
+
+func TestTokenFileFaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(h home.Home) error
+		says  string
+	}{
+		{"too short", func(h home.Home) error {
+			os.MkdirAll(runDir(h, "box"), 0o700)
+			return os.WriteFile(TokenFile(h, "box"), []byte("abc\n"), 0o600)
+		}, "too short"},
+		{"a directory", func(h home.Home) error { return os.MkdirAll(TokenFile(h, "box"), 0o700) }, "http.token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := home.At(t.TempDir())
+			if err := tc.setup(h); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadToken(h, "box"); err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("LoadToken = %v, want an error saying %q", err, tc.says)
+			}
+		})
+	}
+	h, _ := home.At(t.TempDir())
+	if _, err := URL(h, "box"); err == nil || !strings.Contains(err.Error(), "sotd serve") {
+		t.Fatalf("URL with no listener = %v, want advice to start sotd serve", err)
+	}
+}
+
+func TestListenAddress(t *testing.T) {
+	a, _ := home.At(t.TempDir())
+	b, _ := home.At(t.TempDir())
+	if DefaultAddr(a) == DefaultAddr(b) {
+		t.Logf("two homes hashed to one port %s; the fallback covers it", DefaultAddr(a))
+	}
+	if DefaultAddr(a) != DefaultAddr(a) {
+		t.Fatal("a home's default port is not stable")
+	}
+	// Occupy a's default port: the default falls back to a free one, a chosen one fails.
+	busy, err := net.Listen("tcp", DefaultAddr(a))
+	if err != nil {
+		t.Skipf("the default port is already taken on this box: %v", err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name, addr string
+		ok         bool
+	}{
+		{"default taken falls back", "", true},
+		{"chosen taken fails", DefaultAddr(a), false},
+		{"not loopback", "0.0.0.0:0", false},
+		{"not an address", "nowhere", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(Config{Home: a, Host: "box", Addr: tc.addr, Backend: newFake(View{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Listen()
+			if (err == nil) != tc.ok {
+				t.Fatalf("Listen(%q) = %v, want ok %v", tc.addr, err, tc.ok)
+			}
+			if err == nil {
+				if s.Addr() == DefaultAddr(a) {
+					t.Fatal("listened on the taken port")
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				if err := s.Serve(ctx); err != nil {
+					t.Fatalf("Serve after cancel: %v", err)
+				}
+			}
+		})
+	}
+}

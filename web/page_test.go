@@ -1,0 +1,59 @@
+//go:build linux || darwin
+
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The status page in a real browser: it renders the snapshot, an agent that
+// joins, an unread count that changes, and recovers by itself when the daemon
+// restarts. The screenshot is kept in $SOTD_ARTIFACTS, else the test's temp
+// dir, and its path logged.
+func TestStatusPageInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	now := time.Now().UTC()
+	r := startServer(t, 0, View{
+		Host:   "box",
+		Agents: []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second)}},
+		Rows:   []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
+		Links:  []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
+	})
+	b := openBrowser(t, r.srv.URL())
+
+	b.waitDOM(`document.getElementById("conn").textContent`, "live")
+	b.waitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")
+	b.waitDOM(`document.querySelector("#agent-alice .age").textContent`, "2m ago")
+	b.waitDOM(`document.querySelector("#row-r1 .phase").textContent`, "running")
+	b.waitDOM(`document.querySelector("#link-nas .up").textContent`, "up")
+
+	r.fake.join(Agent{Handle: "bob", Host: "nas", Live: true, State: "blocked", Summary: "which schema?", StatusAt: now})
+	b.waitDOM(`document.querySelector("#box-nas #agent-bob .state").textContent`, "blocked")
+	b.waitDOM(`document.querySelector("#agent-bob .unread").textContent`, "0")
+	r.fake.unread("bob", 3)
+	b.waitDOM(`document.querySelector("#agent-bob .unread").textContent`, "3")
+
+	dir := os.Getenv("SOTD_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	shot := filepath.Join(dir, "status-page.png")
+	b.screenshot(shot)
+	t.Logf("screenshot: %s", shot)
+
+	// The daemon restarts on the same address with a new agent: the page
+	// reconnects and starts again from the new daemon's snapshot.
+	addr := r.srv.Addr()
+	r.stop()
+	b.waitDOM(`document.getElementById("conn").textContent`, "reconnecting")
+	again := runServer(t, r.home, addr, newFake(View{Host: "box", Agents: []Agent{{Handle: "carol", Host: "box", Live: true, State: "idle"}}}), 0)
+	b.waitDOM(`document.querySelector("#agent-carol .state").textContent`, "idle")
+	b.waitDOM(`String(document.getElementById("agent-bob"))`, "null")
+	again.fake.unread("carol", 1)
+	b.waitDOM(`document.querySelector("#agent-carol .unread").textContent`, "1")
+}

@@ -1,0 +1,178 @@
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/metrics"
+)
+
+// DefaultBuffer is how many events a subscriber may be behind before it is
+// resynced.
+const DefaultBuffer = 256
+
+// Config says where and for whom the listener runs.
+type Config struct {
+	Home    home.Home
+	Host    string // this box; names the run/<host>/ files and the default fe@<host>
+	Addr    string // a loopback host:port; "" asks for DefaultAddr, then any free port
+	Backend Backend
+	Buffer  int // events a subscriber may fall behind by; 0 means DefaultBuffer
+	Log     *slog.Logger
+}
+
+// Server is the frontend door of one daemon.
+type Server struct {
+	cfg   Config
+	token string
+	ln    net.Listener
+
+	mu    sync.Mutex
+	conns map[string]*conn // by hello name
+	wg    sync.WaitGroup   // the WebSocket handlers, which http.Server.Shutdown does not wait for
+}
+
+// New loads (or creates) the token; nothing listens yet.
+func New(cfg Config) (*Server, error) {
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultBuffer
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	tok, err := LoadToken(cfg.Home, cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, token: tok, conns: make(map[string]*conn)}, nil
+}
+
+// Token is what every request must carry.
+func (s *Server) Token() string { return s.token }
+
+// Addr is the address Listen bound.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL is the status page with its token.
+func (s *Server) URL() string { return pageURL(s.Addr(), s.token) }
+
+// Listen binds the loopback address and records it in run/<host>/http.addr. A
+// default address that is taken (another program, another home that hashed to
+// the same port) falls back to any free port; an address the caller chose
+// does not.
+func (s *Server) Listen() error {
+	addr := s.cfg.Addr
+	if addr == "" {
+		addr = DefaultAddr(s.cfg.Home)
+	}
+	if err := checkLoopback(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && s.cfg.Addr == "" {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
+	if err != nil {
+		return fmt.Errorf("listen for the status page on %s: %w; choose another port", addr, err)
+	}
+	if err := home.WriteAtomic(AddrFile(s.cfg.Home, s.cfg.Host), []byte(ln.Addr().String()+"\n")); err != nil {
+		ln.Close()
+		return err
+	}
+	s.ln = ln
+	return nil
+}
+
+// checkLoopback refuses an address other boxes could reach: the token is a
+// bearer secret sent in the clear.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("status page address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("status page address %q is not loopback; use 127.0.0.1:<port>", addr)
+	}
+	return nil
+}
+
+// Run listens and serves until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	return s.Serve(ctx)
+}
+
+// Serve answers requests on the bound listener until ctx ends, then closes
+// every WebSocket and waits for their handlers.
+func (s *Server) Serve(ctx context.Context) error {
+	hs := &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelDebug),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		s.wg.Wait()
+		return fmt.Errorf("serve the status page: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	<-errc
+	s.wg.Wait() // ctx, their parent, has ended, so each is closing
+	s.forgetAddr()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("stop the status page: %w", err)
+	}
+	return nil
+}
+
+// forgetAddr removes http.addr if it still names this listener, so `sotd url`
+// does not print the address of a stopped one; a newer listener's is kept.
+func (s *Server) forgetAddr() {
+	path := AddrFile(s.cfg.Home, s.cfg.Host)
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == s.Addr() {
+		os.Remove(path)
+	}
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", servePage)
+	mux.HandleFunc("GET /v1/ws", s.serveWS)
+	mux.Handle("GET /metrics", metrics.Handler())
+	return s.authorize(mux)
+}
+
+// authorize answers 401 to a request without the token, in the query
+// (?token=, which a browser can put on a WebSocket) or as a bearer header.
+func (s *Server) authorize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := r.URL.Query().Get("token")
+		if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			tok = b
+		}
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sotd"`)
+			http.Error(w, "401 this sotd listener needs its token; open the URL `sotd url` prints", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -115,6 +115,17 @@ func readInbox(path, handle string, cur Cursor, ix index, haveIx bool) (b Batch,
 		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
 	default:
 		defer inbox.Close()
+		// A folder opens too, and seeking its end answers a size no read can
+		// fill; only a regular file is an inbox.
+		if fi, err := inbox.Stat(); err != nil || !fi.Mode().IsRegular() {
+			what := "not a regular file"
+			if err != nil {
+				what = bareErr(err).Error()
+			} else if fi.IsDir() {
+				what = "a folder, not a file"
+			}
+			return Batch{}, nil, fmt.Errorf("the inbox for @%s at %s is %s; move it aside so the next append starts a new one; nothing was read", handle, path, what)
+		}
 		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
 			return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
 		}

@@ -285,3 +285,24 @@ func TestReadRefusesABadHandle(t *testing.T) {
 		}
 	}
 }
+
+// An inbox path that is a folder is an error that says so, never a panic: the
+// wake loop reads every row's inbox, and one bad path must not end the daemon.
+func TestReadNewOfAFolderInbox(t *testing.T) {
+	f, _ := newTestFiler(t)
+	p, err := f.Home.HandlePath(home.Inbox, "dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func() error{
+		"ReadNew": func() error { _, err := f.ReadNew("dir"); return err },
+		"Unread":  func() error { _, err := f.Unread("dir"); return err },
+	} {
+		if err := read(); err == nil || !strings.Contains(err.Error(), "is a folder, not a file") {
+			t.Errorf("%s of a folder inbox = %v, want the folder named", name, err)
+		}
+	}
+}

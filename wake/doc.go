@@ -1,5 +1,5 @@
 // Package wake decides whether the daemon may type into a row: the free-prompt
-// test (Check) on a screen, and, later, the 2 s wake loop that uses it.
+// test (Check) on a screen, and the 2 s wake loop (Loop) that uses it.
 //
 // The daemon wakes an idle Claude Code session by typing one fixed line,
 // Notice, and Enter. A line typed into a draft would corrupt the user's words,

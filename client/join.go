@@ -27,6 +27,9 @@ func (e errHeld) Error() string {
 
 // Join registers this session under its handle and pins it in the self file.
 func (s *Session) Join(a JoinArgs) int {
+	if !s.admitted() {
+		return ExitFailed
+	}
 	root := projectRoot(s.Cwd)
 	repo := filepath.Base(root)
 	if err := registry.Ensure(s.Home); err != nil {

@@ -12,6 +12,9 @@ import (
 // Poll shows the lines past this session's cursor, then moves the cursor past
 // them. A busy inbox exits 75 and moves nothing.
 func (s *Session) Poll(asJSON bool) int {
+	if !s.admitted() {
+		return ExitFailed
+	}
 	me, err := s.Me()
 	if err != nil {
 		s.out("FAILED: %v; nothing was read", err)

@@ -49,6 +49,9 @@ func ReadBody(path string, stdin io.Reader) (string, error) {
 // Send files one message (or a broadcast copy to every other live session) and
 // prints one line per receiver.
 func (s *Session) Send(a SendArgs) int {
+	if !s.admitted() {
+		return ExitFailed
+	}
 	label := "@" + a.To
 	if a.Broadcast {
 		label = "@*"

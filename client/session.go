@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -68,16 +69,28 @@ func (s *Session) Me() (string, error) {
 }
 
 // bindingRefusal is the protocol's refusal for a handle another row holds, or ""
-// when this process may act as name.
+// when this process may act as name. A row that held the handle was displaced by
+// a newer row's declaration (agent.join), and is told where the handle went.
 func (s *Session) bindingRefusal(e *registry.Entry, name string) string {
 	if e == nil || !e.BoundElsewhere(s.Row) {
 		return ""
 	}
-	carries := "no row id"
 	if s.Row != "" {
-		carries = s.Row
+		return fmt.Sprintf("@%s moved to row %s; this row, %s, no longer holds it, so it is not this row's inbox", name, e.WorkspaceID, s.Row)
 	}
-	return fmt.Sprintf("@%s belongs to row %s; this process carries %s, so it is not this row's inbox", name, e.WorkspaceID, carries)
+	return fmt.Sprintf("@%s belongs to row %s; this process carries no row id, so it is not this row's inbox", name, e.WorkspaceID)
+}
+
+// admitted runs the agent-layer check (package ancestry) before a verb that
+// reads mail, sends, joins or stamps: a process that names a row must run inside
+// it, and an agent started inside a session has no comm identity. On a refusal
+// the verb does nothing and exits 1 with the reason.
+func (s *Session) admitted() bool {
+	if err := ancestry.Allowed(s.Home, s.Host, s.Row); err != nil {
+		s.out("FAILED: %v; nothing was done", err)
+		return false
+	}
+	return true
 }
 
 // touch stamps last_seen, best effort, within the ~1 s touch bound. A stamp under

@@ -14,6 +14,9 @@ func (s *Session) Status(verb string, text string, hasText bool) int {
 		s.warn("sotd status: unknown verb %q; events: prompt, stop, dialog, resumed, join; declarations: working, idle, blocked, waiting, done", verb)
 		return ExitUsage
 	}
+	if !s.admitted() {
+		return ExitFailed
+	}
 	me, err := s.Me()
 	if err != nil {
 		if registry.IsEvent(verb) {
@@ -47,6 +50,9 @@ func (s *Session) Status(verb string, text string, hasText bool) int {
 // Leave removes a handle from the registry: this session's own (and its self
 // file), or an orphan named with --name.
 func (s *Session) Leave(name string) int {
+	if !s.admitted() {
+		return ExitFailed
+	}
 	own := name == ""
 	if own {
 		me, err := s.Me()

@@ -130,6 +130,9 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 	case wire.OpHello:
 		return nil, mail.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
+	if run, ok, err := c.d.rows.request(env); ok {
+		return run, err
+	}
 	return nil, mail.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/topology"
 )
 
@@ -27,6 +28,8 @@ type Config struct {
 	// HostsPath is hosts.toml's path; default topology.Path(). A missing file
 	// makes a standalone hub.
 	HostsPath string
+	// Rows makes the rows backend at start; default rows.Choose.
+	Rows func(h home.Home, host string, opt rows.Options) rows.Backend
 }
 
 // Daemon is one box's local endpoint over one comm home.
@@ -42,10 +45,14 @@ type Daemon struct {
 	// helloWait bounds the wait for a connection's first frame; tests shorten it.
 	helloWait time.Duration
 
-	net *network // this daemon's links, by its role; set by Run before serving
+	net  *network     // this daemon's links, by its role; set by Run before serving
+	rows *rowsManager // the rows it runs; set by Run before serving
 	// netSet is closed once Run has set net, so another goroutine (a test, a
 	// status reader) may read it after receiving from it.
 	netSet chan struct{}
+	// filed wakes the wake loop when a line is filed (buffered: one pass covers
+	// every line filed before it runs).
+	filed chan struct{}
 }
 
 // Default bounds of group commit.
@@ -71,6 +78,9 @@ func New(cfg Config) (*Daemon, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Rows == nil {
+		cfg.Rows = func(h home.Home, host string, opt rows.Options) rows.Backend { return rows.Choose(h, host, opt) }
+	}
 	if cfg.HostsPath == "" {
 		if p, err := topology.Path(); err == nil {
 			cfg.HostsPath = p
@@ -78,7 +88,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{})}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{}), filed: make(chan struct{}, 1)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -122,7 +132,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	stopNet := d.net.start(mgr, f, b)
+	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
+	d.rows.discover()
+	stopRows := d.rows.start()
+	stopWake := d.rows.startWake(f, d.filed)
 	d.serve(ctx, ep.ln, b)
+	stopWake()
+	stopRows()
 	stopNet()
 	err = ep.close()
 	d.log.Info("sotd stopped", "socket", d.cfg.Socket)

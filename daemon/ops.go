@@ -55,7 +55,19 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 	if err := mgr.check(); err != nil {
 		return nil, err
 	}
-	return f.Append(handle, lines)
+	res, err := f.Append(handle, lines)
+	if err == nil {
+		d.filedNow()
+	}
+	return res, err
+}
+
+// filedNow tells the wake loop a line was filed; a pass already due takes it.
+func (d *Daemon) filedNow() {
+	select {
+	case d.filed <- struct{}{}:
+	default:
+	}
 }
 
 // refused logs a request refused before it was queued: the sender's mistake.

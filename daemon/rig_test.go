@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,10 +19,39 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows/rowstest"
 	"github.com/sotcomm/sotd/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if fakeAgentDir != "" {
+			os.RemoveAll(fakeAgentDir)
+		}
+	}))
+}
+
+// The fake agent, built at the first rows test: a helper process this test
+// binary re-execs (as another user, say) builds nothing.
+var (
+	fakeAgentOnce sync.Once
+	fakeAgentDir  string
+	fakeAgentBin  string
+	fakeAgentErr  error
+)
+
+func fakeAgentPath(t testing.TB) string {
+	t.Helper()
+	fakeAgentOnce.Do(func() {
+		if fakeAgentDir, fakeAgentErr = os.MkdirTemp("", "daemon-bin"); fakeAgentErr == nil {
+			fakeAgentBin, fakeAgentErr = rowstest.BuildFakeAgent(fakeAgentDir)
+		}
+	})
+	if fakeAgentErr != nil {
+		t.Fatal(fakeAgentErr)
+	}
+	return fakeAgentBin
+}
 
 // testNow is the daemon's clock in every test: liveness is judged against it.
 var testNow = time.Date(2026, 5, 29, 18, 4, 0, 0, time.UTC)

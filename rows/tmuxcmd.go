@@ -32,7 +32,9 @@ func (s tmuxServer) run(args ...string) ([]byte, error) {
 	if len(s.socket) > maxSocketPath {
 		return nil, fmt.Errorf("the tmux socket path %s is %d bytes, over the %d a Unix socket allows; set $SOT_COMM_HOME to a shorter folder", s.socket, len(s.socket), maxSocketPath)
 	}
-	cmd := exec.Command(s.bin, append([]string{"-f", "/dev/null", "-S", s.socket}, args...)...)
+	// -u: without a UTF-8 locale (a service manager's bare environment) tmux
+	// prints a tab in a format as '_', and the prompt glyph would not survive.
+	cmd := exec.Command(s.bin, append([]string{"-u", "-f", "/dev/null", "-S", s.socket}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

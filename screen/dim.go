@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// dimRanges names the dim cells of s as ROW:FIRST-LAST runs (inclusive,
+// DimRanges names the dim cells of s as ROW:FIRST-LAST runs (inclusive,
 // 0-based), comma separated; "" when no cell is dim.
-func dimRanges(s *Screen) string {
+func DimRanges(s *Screen) string {
 	var runs []string
 	for r := 0; r < len(s.Lines) && r < s.Rows; r++ {
 		cells := s.Lines[r]

@@ -48,7 +48,7 @@ func Write(w io.Writer, s *Screen) error {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "cols=%d rows=%d cursor=%d,%d\n", s.Cols, s.Rows, s.CursorRow, s.CursorCol)
-	if d := dimRanges(s); d != "" {
+	if d := DimRanges(s); d != "" {
 		b.WriteString("dim=" + d + "\n")
 	}
 	_, err := io.WriteString(w, b.String())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
+			"setvar":   setVar,
 		},
 	})
 }
@@ -49,4 +51,13 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if !neg {
 		ts.Fatalf("%s", fmt.Sprintf("%s did not appear within 10s", p))
 	}
+}
+
+// setVar sets an environment variable to the last command's stdout, trimmed (a
+// row id that sotd spawn printed).
+func setVar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: setvar NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
 }

@@ -1,0 +1,31 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sotcomm/sotd/wire"
+)
+
+// DaemonWait bounds one call to this box's daemon that is not a filing: a
+// spawn waits for a process to start, a despawn for one to end.
+const DaemonWait = 30 * time.Second
+
+// CallDaemon makes one request to this box's daemon. An error reads as a
+// FAILED reason: the daemon's own sentence when it answered, else what the
+// transport said and how to start a daemon.
+func (s *Session) CallDaemon(op string, req, resp any) error {
+	sock := s.Home.Socket(s.Host)
+	ctx, cancel := context.WithTimeout(context.Background(), DaemonWait)
+	defer cancel()
+	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
+	if err != nil {
+		return errors.New(daemonFailure(sock, err, ""))
+	}
+	defer c.Close()
+	if err := c.Call(ctx, op, req, resp); err != nil {
+		return errors.New(daemonFailure(sock, err, ""))
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package daemon
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/screen"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// rowsManager is the daemon's rows: one backend made at start, the runner
+// records the agent-layer check reads, and the handles bound to rows in the
+// registry. Every write to one row goes through its lock, so a notice and its
+// Enter are never split by another caller's keys.
+type rowsManager struct {
+	home home.Home
+	host string
+	log  *slog.Logger
+	now  func() time.Time
+	b    rows.Backend
+
+	// changed tells the stamper that the set of rows or their handles changed;
+	// one pending signal is enough, so it is sized 1 and never blocks.
+	changed chan struct{}
+
+	mu     sync.Mutex
+	typing map[string]*sync.Mutex // per row id
+}
+
+func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
+	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*sync.Mutex{}}
+}
+
+// discover takes on the rows a previous daemon left running (tmux rows outlive
+// it) and records their runners, so comm commands inside them pass the
+// agent-layer check again.
+func (m *rowsManager) discover() {
+	found, err := m.b.Discover()
+	if err != nil {
+		m.log.Error("the rows a previous daemon left could not be found; they run on, but this daemon neither lists nor stamps them", "backend", m.b.Name(), "err", err)
+		return
+	}
+	for _, ri := range found {
+		m.record(ri)
+	}
+	if len(found) > 0 {
+		m.log.Info("rows found again", "backend", m.b.Name(), "rows", len(found))
+	}
+	m.signal()
+}
+
+// record writes ri's runner record; a row without one refuses every comm
+// command its agent runs, so the failure is logged loudly.
+func (m *rowsManager) record(ri rows.RowInfo) {
+	if !ri.Phase.Running() {
+		return
+	}
+	if err := ancestry.RecordRunner(m.home, m.host, ri.Spec.ID, ri.Pid); err != nil {
+		m.log.Error("the row's runner was not recorded, so comm commands inside it are refused", "row", ri.Spec.ID, "pid", ri.Pid, "err", err)
+	}
+}
+
+func (m *rowsManager) signal() {
+	select {
+	case m.changed <- struct{}{}:
+	default:
+	}
+}
+
+// spawn starts a row. With a handle, the handle is bound to the row before its
+// agent starts, so mail to it files as soon as the agent runs. A start that
+// fails leaves the handle bound to a row that never ran, which holds nothing:
+// clearance and the stamper find no such row.
+func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
+	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: req.Env}
+	if spec.Handle != "" {
+		if err := home.CheckHandle(spec.Handle); err != nil {
+			return wire.WorkspaceRef{}, mail.Refuse(wire.CodeBadHandle, "the row was not started: %v", err)
+		}
+		if _, err := m.bind(spec.Handle, spec.ID, spec.Cwd); err != nil {
+			return wire.WorkspaceRef{}, err
+		}
+	}
+	ri, err := m.b.Start(spec)
+	if err != nil {
+		return wire.WorkspaceRef{}, rowRefusal("the row was not started", err)
+	}
+	m.record(ri)
+	m.signal()
+	m.log.Info("row started", "row", ri.Spec.ID, "label", ri.Spec.Label, "handle", ri.Spec.Handle, "agent", ri.Spec.Agent, "pid", ri.Pid)
+	return wire.WorkspaceRef{WorkspaceID: ri.Spec.ID}, nil
+}
+
+// destroy removes a row: its process group ends, it is Terminal, and it holds
+// no handle any more.
+func (m *rowsManager) destroy(id string) (wire.Done, error) {
+	if err := m.b.Remove(id); err != nil {
+		return wire.Done{}, rowRefusal("the row was not removed", err)
+	}
+	if err := ancestry.ForgetRunner(m.home, m.host, id); err != nil {
+		m.log.Warn("the removed row's runner record stays", "row", id, "err", err)
+	}
+	m.signal()
+	m.log.Info("row removed", "row", id)
+	return wire.Done{OK: true}, nil
+}
+
+// list is every row with the registry facts of the handle bound to it. An
+// unreadable registry still lists the rows, without their agents' facts.
+func (m *rowsManager) list() (wire.WorkspaceList, error) {
+	infos, err := m.b.List()
+	if err != nil {
+		return wire.WorkspaceList{}, rowRefusal("the rows could not be listed", err)
+	}
+	doc, err := registry.Read(m.home)
+	if err != nil {
+		m.log.Warn("rows listed without their agents' facts", "err", err)
+	}
+	out := wire.WorkspaceList{Workspaces: []wire.Workspace{}}
+	for _, ri := range infos {
+		w := wire.Workspace{ID: ri.Spec.ID, Label: ri.Spec.Label, Phase: string(ri.Phase), Agent: string(ri.Spec.Agent), Backend: ri.Backend, Cwd: ri.Spec.Cwd, Pid: ri.Pid}
+		if ri.Phase == rows.Stopped {
+			w.ExitCode = &ri.ExitCode
+		}
+		if h, e := m.handleOf(doc, ri.Spec); e != nil {
+			w.AgentHandle, w.AgentState, w.AgentSummary, w.AgentStatusAt = h, e.State, e.Summary, e.StatusAt
+		}
+		out.Workspaces = append(out.Workspaces, w)
+	}
+	return out, nil
+}
+
+// handlesOf are the handles the registry binds to row on this box, the spec's
+// own first; doc may be nil.
+func (m *rowsManager) handlesOf(doc *registry.Doc, spec rows.Spec) []string {
+	if doc == nil {
+		return nil
+	}
+	var hs []string
+	for name, e := range doc.Agents {
+		if e.Host == m.host && e.WorkspaceID == spec.ID {
+			hs = append(hs, name)
+		}
+	}
+	sortFirst(hs, spec.Handle)
+	return hs
+}
+
+// handleOf is the handle a row acts as and its entry; none when the registry
+// binds no handle to it (a newer row took it, or it never had one).
+func (m *rowsManager) handleOf(doc *registry.Doc, spec rows.Spec) (string, *registry.Entry) {
+	hs := m.handlesOf(doc, spec)
+	if len(hs) == 0 {
+		return "", nil
+	}
+	return hs[0], doc.Agents[hs[0]]
+}
+
+// screen is what the row shows, as pty.screen answers it.
+func (m *rowsManager) screen(id string) (wire.PtyScreen, error) {
+	s, err := m.b.Screen(id)
+	if err != nil {
+		return wire.PtyScreen{}, rowRefusal("the row's screen could not be read", err)
+	}
+	out := wire.PtyScreen{Cols: s.Cols, Rows: s.Rows, Lines: make([]string, s.Rows), Cursor: wire.Cursor{Row: s.CursorRow, Col: s.CursorCol}, Dim: screen.DimRanges(s)}
+	for r := range s.Rows {
+		out.Lines[r] = strings.TrimRight(s.Line(r), " ")
+	}
+	return out, nil
+}
+
+// input types data into the row and then, when enter is set, CR as a write of
+// its own; the row's lock keeps the two together.
+func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
+	data, err := base64.StdEncoding.DecodeString(req.DataB64)
+	if err != nil {
+		return wire.Done{}, mail.Refuse(wire.CodeBadRequest, "data_b64 is not base64 (%v); nothing was typed", err)
+	}
+	if err := m.typeInto(req.WorkspaceID, data, req.Enter); err != nil {
+		return wire.Done{}, rowRefusal("the input was not typed", err)
+	}
+	return wire.Done{OK: true}, nil
+}
+
+func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
+	l := m.rowLock(id)
+	l.Lock()
+	defer l.Unlock()
+	if len(data) > 0 {
+		if err := m.b.Input(id, data); err != nil {
+			return err
+		}
+	}
+	if enter {
+		return m.b.Input(id, []byte{'\r'})
+	}
+	return nil
+}
+
+func (m *rowsManager) rowLock(id string) *sync.Mutex {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.typing[id]
+	if !ok {
+		l = &sync.Mutex{}
+		m.typing[id] = l
+	}
+	return l
+}
+
+// close lets go of the backend: PTY rows end with the daemon, tmux rows run on.
+func (m *rowsManager) close() {
+	if err := m.b.Close(); err != nil {
+		m.log.Warn("the rows backend did not close cleanly", "backend", m.b.Name(), "err", err)
+	}
+}
+
+// rowRefusal is a backend error in the rows package's stable codes.
+func rowRefusal(what string, err error) error {
+	var r *mail.Refusal
+	if errors.As(err, &r) {
+		return err
+	}
+	return mail.Refuse(rows.Code(err), "%s: %v", what, err)
+}
+
+// sortFirst sorts hs by name with first, when present, in front.
+func sortFirst(hs []string, first string) {
+	slices.SortFunc(hs, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == first:
+			return -1
+		case b == first:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// request decodes a rows op; ok is false for an op that is not one.
+func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bool, err error) {
+	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
+	switch env.Op {
+	case wire.OpWorkspaceSpawn:
+		var req wire.WorkspaceSpawn
+		err = decode(&req)
+		run = func() (any, error) { return m.spawn(req) }
+	case wire.OpWorkspaceDestroy:
+		var req wire.WorkspaceRef
+		err = decode(&req)
+		run = func() (any, error) { return m.destroy(req.WorkspaceID) }
+	case wire.OpWorkspaceList:
+		run = func() (any, error) { return m.list() }
+	case wire.OpPtyScreen:
+		var req wire.WorkspaceRef
+		err = decode(&req)
+		run = func() (any, error) { return m.screen(req.WorkspaceID) }
+	case wire.OpPtyInput:
+		var req wire.PtyInput
+		err = decode(&req)
+		run = func() (any, error) { return m.input(req) }
+	case wire.OpAgentJoin:
+		var req wire.AgentJoin
+		err = decode(&req)
+		run = func() (any, error) { return m.join(req) }
+	default:
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return run, true, nil
+}
+
+// start runs the rows' services (the liveness stamper) under a supervisor; the
+// returned stop ends them and lets go of the backend.
+func (m *rowsManager) start() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sup := newSupervisor(m.log)
+	st := newStamper(m)
+	sup.start(ctx, service{name: "row liveness", run: st.run})
+	return func() {
+		cancel()
+		sup.wait()
+		m.close()
+	}
+}

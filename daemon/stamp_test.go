@@ -1,0 +1,167 @@
+//go:build !windows
+
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/rows/rowstest"
+)
+
+// clock is a clock a test moves by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// stampRig is a rows manager on the PTY with a fake clock and two rows: Repo-box
+// (running, bound to it) and idle-box (bound to a row that was removed).
+type stampRig struct {
+	h    home.Home
+	clk  *clock
+	logs *testutil.SyncBuffer
+	m    *rowsManager
+	st   *stamper
+	row  string
+}
+
+func newStampRig(t *testing.T) *stampRig {
+	h := newHome(t)
+	clk := &clock{now: testNow}
+	logs := &testutil.SyncBuffer{}
+	b := rows.NewPTY(rows.Options{})
+	t.Cleanup(func() { b.Close() })
+	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), clk.Now, b)
+	spawn, _ := fakeSpawn(t, "Repo", "Repo-box")
+	ref, err := m.spawn(spawn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.WaitPhase(t, b, ref.WorkspaceID, 10*time.Second, rows.Ready)
+	gone, _ := fakeSpawn(t, "gone", "idle-box")
+	goneRef, err := m.spawn(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.destroy(goneRef.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	return &stampRig{h: h, clk: clk, logs: logs, m: m, st: newStamper(m), row: ref.WorkspaceID}
+}
+
+func (r *stampRig) lastSeen(t *testing.T, handle string) string {
+	t.Helper()
+	d, err := registry.Read(r.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Agents[handle].LastSeen
+}
+
+// TestStamperStampsRunningRows stamps only the handle of a running row, and
+// only while the registry binds it to that row.
+func TestStamperStampsRunningRows(t *testing.T) {
+	r := newStampRig(t)
+	r.clk.Add(5 * time.Minute)
+	if err := r.st.stampAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.lastSeen(t, "Repo-box"), registry.Stamp(r.clk.Now()); got != want {
+		t.Errorf("Repo-box last_seen = %s, want %s", got, want)
+	}
+	if got, want := r.lastSeen(t, "idle-box"), registry.Stamp(testNow); got != want {
+		t.Errorf("the removed row's idle-box last_seen = %s, want it left at %s", got, want)
+	}
+	// Another box's row takes the handle: this daemon stamps it no more.
+	if err := registry.Mark(r.h, "Repo-box", time.Second, func(e *registry.Entry) error {
+		e.Host = "other"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := r.lastSeen(t, "Repo-box")
+	r.clk.Add(time.Minute)
+	if err := r.st.stampAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.lastSeen(t, "Repo-box"); got != before {
+		t.Errorf("a handle bound elsewhere was stamped: %s, want %s", got, before)
+	}
+}
+
+// TestStamperWarnsOncePerMinute: an unreadable registry stamps nothing and is
+// warned about at most once a minute on the daemon's clock.
+func TestStamperWarnsOncePerMinute(t *testing.T) {
+	r := newStampRig(t)
+	if err := home.WriteAtomic(r.h.Registry(), []byte("not json")); err != nil {
+		t.Fatal(err)
+	}
+	const warning = "row handles were not stamped live"
+	for i, step := range []struct {
+		advance time.Duration
+		warns   int
+	}{{0, 1}, {30 * time.Second, 1}, {29 * time.Second, 1}, {time.Second, 2}, {time.Minute, 3}} {
+		r.clk.Add(step.advance)
+		if err := r.st.stampAll(); err == nil {
+			t.Fatalf("step %d: an unreadable registry was stamped", i)
+		}
+		if got := strings.Count(r.logs.String(), warning); got != step.warns {
+			t.Fatalf("step %d: %d warnings, want %d; log:\n%s", i, got, step.warns, r.logs)
+		}
+	}
+}
+
+// TestStamperRuns: the service stamps at its tick and when the rows change.
+func TestStamperRuns(t *testing.T) {
+	r := newStampRig(t)
+	ticks := make(chan time.Time)
+	r.st.after = func(d time.Duration) <-chan time.Time {
+		if d != StampEvery {
+			t.Errorf("the stamper waits %s, want %s", d, StampEvery)
+		}
+		return ticks
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.st.run(ctx) }()
+	waitStamp := func(what string) {
+		t.Helper()
+		want := registry.Stamp(r.clk.Now())
+		waitFor(t, what, func() bool { return r.lastSeen(t, "Repo-box") == want })
+	}
+	waitStamp("the first stamp")
+	r.clk.Add(StampEvery)
+	ticks <- r.clk.Now()
+	waitStamp("the stamp at the tick")
+	r.clk.Add(10 * time.Second)
+	spawn, _ := fakeSpawn(t, "more", "")
+	if _, err := r.m.spawn(spawn); err != nil {
+		t.Fatal(err)
+	}
+	waitStamp("the stamp when the rows changed")
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run returned %v", err)
+	}
+}

@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wake"
+)
+
+// startWake runs the wake loop over the daemon's rows under a supervisor of its
+// own; the returned stop ends it, and is called before the rows let go of their
+// backend.
+func (m *rowsManager) startWake(f *filer.Filer, filed <-chan struct{}) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sup := newSupervisor(m.log)
+	sup.start(ctx, service{name: "wake", run: m.wakeLoop(f, filed).Run})
+	return func() {
+		cancel()
+		sup.wait()
+	}
+}
+
+// wakeLoop is the wake over these rows, reading inboxes through f. It keeps the
+// wall clock, not the daemon's: a screen holds still, an echo shows and a
+// stop_at mark ages in real time, as the filer's lock waits do.
+func (m *rowsManager) wakeLoop(f *filer.Filer, filed <-chan struct{}) *wake.Loop {
+	return &wake.Loop{
+		Rows:    WakeRows{m},
+		Unread:  wake.FilerUnread(f),
+		Entry:   func(handle string) (*registry.Entry, bool, error) { return registry.Lookup(m.home, handle) },
+		Windows: runtime.GOOS == "windows",
+		Now:     time.Now,
+		Log:     m.log,
+		Filed:   filed,
+	}
+}

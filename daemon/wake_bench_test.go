@@ -1,0 +1,130 @@
+//go:build !windows
+
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/wake"
+)
+
+// cpuUsed is this process's CPU time and that of the children it waited for
+// (each tmux command the backend runs).
+func cpuUsed(tb testing.TB) time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err != nil {
+			tb.Fatal(err)
+		}
+		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return total
+}
+
+// BenchmarkWakeIdleRows is the daemon's wake loop over 50 real fake-agent rows
+// idle at their prompts with no unread mail, one pass per op, as it runs every
+// 2 s: it lists the rows, reads the registry and counts 50 inboxes. It reports
+// CPU seconds a minute (getrusage of the process and its waited-for children;
+// the tmux server's own share is not counted). Goal: ≤ 0.6.
+func BenchmarkWakeIdleRows(b *testing.B) {
+	const n = 50
+	kinds := []backendKind{{"pty", func(testing.TB) func(home.Home, string, rows.Options) rows.Backend {
+		return func(_ home.Home, _ string, opt rows.Options) rows.Backend { return rows.NewPTY(opt) }
+	}}}
+	if _, err := exec.LookPath("tmux"); err == nil {
+		kinds = append(kinds, backendKind{"tmux", tmuxBackend})
+	}
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			h := newHome(b)
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			backend := k.make(b)(h, "box", rows.Options{})
+			m := newRowsManager(h, "box", log, time.Now, backend)
+			defer m.close()
+			for i := range n {
+				spawn, _ := fakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
+				ref, err := m.spawn(spawn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer m.destroy(ref.WorkspaceID)
+			}
+			waitFor(b, "50 Ready rows", func() bool {
+				ready := 0
+				for _, r := range (WakeRows{m}).List() {
+					if r.Ready {
+						ready++
+					}
+				}
+				return ready == n
+			})
+			loop := m.wakeLoop(filer.New(h), nil)
+			loop.Log = log
+			ticks := make(chan time.Time)
+			loop.Ticker = func(time.Duration) (<-chan time.Time, func()) { return ticks, func() {} }
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- loop.Run(ctx) }()
+			ticks <- time.Now() // the first pass, with its restart look at every row, is over
+			server := tmuxServerCPU(b, backend)
+			before, serverBefore, passes := cpuUsed(b), server(), 0
+			for b.Loop() {
+				ticks <- time.Now() // taken once the pass before it is over
+				passes++
+			}
+			cpu, serverCPU := cpuUsed(b)-before, server()-serverBefore
+			cancel()
+			<-done
+			perMinute := func(d time.Duration) float64 { return d.Seconds() / float64(passes) * float64(time.Minute/wake.Every) }
+			b.ReportMetric(perMinute(cpu), "cpu-s/min")
+			if serverBefore >= 0 {
+				b.ReportMetric(perMinute(serverCPU), "tmux-server-cpu-s/min")
+			}
+		})
+	}
+}
+
+// tmuxServerCPU reads the CPU time of a tmux backend's server from /proc; it
+// answers -1 for a PTY backend or where there is no /proc.
+func tmuxServerCPU(tb testing.TB, b rows.Backend) func() time.Duration {
+	none := func() time.Duration { return -1 }
+	t, ok := b.(*rows.Tmux)
+	if !ok {
+		return none
+	}
+	out, err := exec.Command("tmux", "-S", t.Socket(), "display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		tb.Fatalf("the tmux server's pid: %v", err)
+	}
+	stat := "/proc/" + strings.TrimSpace(string(out)) + "/stat"
+	if _, err := os.Stat(stat); err != nil {
+		return none
+	}
+	return func() time.Duration {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// utime and stime are fields 14 and 15, counted after the command
+		// name's closing parenthesis, in clock ticks (100 a second on Linux).
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		utime, _ := strconv.Atoi(f[11])
+		stime, _ := strconv.Atoi(f[12])
+		return time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+}

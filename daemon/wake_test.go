@@ -1,0 +1,106 @@
+//go:build !windows
+
+package daemon
+
+import (
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/rows/rowstest"
+	"github.com/sotcomm/sotd/wake"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// wakeRow spawns a fake agent with a handle, extra environment on top, and
+// waits until it is Ready at its prompt; it returns the row id and byte log.
+func wakeRow(t *testing.T, c *wire.Client, label, handle string, env ...string) (id, log string) {
+	t.Helper()
+	spawn, log := fakeSpawn(t, label, handle)
+	spawn.Env = append(spawn.Env, env...)
+	id = rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID
+	waitRow(t, c, id, "Ready", func(w wire.Workspace) bool { return w.Phase == string(rows.Ready) && w.AgentHandle == handle })
+	waitScreen(t, c, id, "the prompt", func(s wire.PtyScreen) bool { return hasLine(s, "❯") })
+	return id, log
+}
+
+func fileTo(t *testing.T, c *wire.Client, handle string) {
+	t.Helper()
+	if filed := rowCall[wire.CommFiled](t, c, wire.OpCommFile, wire.CommFile{From: "bob", To: handle, Text: "the build is green"}); !filed.OK {
+		t.Fatalf("comm.file to %s = %+v", handle, filed)
+	}
+}
+
+func byteLog(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWakeTypesTheNotice runs the wake loop in a daemon over the real fake
+// agent, with each backend: mail to a row idle at a free, still prompt gets the
+// notice and then Enter within 4 s of its filing, while a row whose spinner
+// redraws and a row with a draft in its box get nothing; once the spinner
+// stops, that row gets its notice too.
+func TestWakeTypesTheNotice(t *testing.T) {
+	for _, k := range backendKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			r := startRig(t, withRows(k.make(t)))
+			c := r.dial(t)
+			free, freeLog := wakeRow(t, c, "free", "Free-box")
+			busy, busyLog := wakeRow(t, c, "busy", "Busy-box", rowstest.EnvBusy+"=1")
+			_, draftLog := wakeRow(t, c, "draft", "Draft-box", rowstest.EnvDraft+"=half a thought")
+
+			filed := time.Now()
+			for _, h := range []string{"Free-box", "Busy-box", "Draft-box"} {
+				fileTo(t, c, h)
+			}
+			rowstest.WaitFile(t, freeLog, wake.Notice+"\r", 4*time.Second)
+			t.Logf("%s: filing to notice submitted: %v", k.name, time.Since(filed).Round(10*time.Millisecond))
+			waitScreen(t, c, free, "the submitted notice", func(s wire.PtyScreen) bool { return hasLine(s, "> "+wake.Notice) })
+
+			time.Sleep(time.Until(filed.Add(2*wake.Every + wake.StillFor)))
+			for name, log := range map[string]string{"busy": busyLog, "draft": draftLog} {
+				if got := byteLog(t, log); got != "" {
+					t.Errorf("the %s row got %q, want nothing typed", name, got)
+				}
+			}
+
+			rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: busy, DataB64: base64.StdEncoding.EncodeToString([]byte("/idle")), Enter: true})
+			rowstest.WaitFile(t, busyLog, "/idle\r"+wake.Notice+"\r", 2*wake.Every+wake.StillFor+time.Second)
+			if got := byteLog(t, freeLog); got != wake.Notice+"\r" {
+				t.Errorf("the free row got %q since, want its one notice", got)
+			}
+		})
+	}
+}
+
+// TestWakeRestartCompletesANotice leaves the notice typed, not sent, in a tmux
+// row (which outlives its daemon); the next daemon on the home sends Enter
+// alone, although the row's handle has no mail.
+func TestWakeRestartCompletesANotice(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	mk := tmuxBackend(t)
+	r := startRig(t, withRows(mk))
+	c := r.dial(t)
+	id, log := wakeRow(t, c, "Repo", "Repo-box")
+	rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString([]byte(wake.Notice))})
+	rowstest.WaitFile(t, log, wake.Notice, 5*time.Second)
+	c.Close()
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+
+	r2 := startOn(t, r.home, withRows(mk))
+	rowstest.WaitFile(t, log, wake.Notice+"\r", 5*time.Second)
+	c2 := r2.dial(t)
+	rowCall[wire.Done](t, c2, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
+}

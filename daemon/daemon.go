@@ -30,6 +30,9 @@ type Config struct {
 	HostsPath string
 	// Rows makes the rows backend at start; default rows.Choose.
 	Rows func(h home.Home, host string, opt rows.Options) rows.Backend
+	// HTTP is the status page's loopback address; "" takes web.DefaultAddr's
+	// choice, HTTPOff runs none.
+	HTTP string
 }
 
 // Daemon is one box's local endpoint over one comm home.
@@ -53,6 +56,9 @@ type Daemon struct {
 	// filed wakes the wake loop when a line is filed (buffered: one pass covers
 	// every line filed before it runs).
 	filed chan struct{}
+
+	view     *webView      // what the status page shows
+	pageKick chan struct{} // asks the page's watch to look now
 }
 
 // Default bounds of group commit.
@@ -88,7 +94,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{}), filed: make(chan struct{}, 1)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -133,10 +139,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	stopNet := d.net.start(mgr, f, b)
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
+	d.rows.notify = d.kickPage
 	d.rows.discover()
 	stopRows := d.rows.start()
 	stopWake := d.rows.startWake(f, d.filed)
+	stopWeb := d.startWeb(f)
 	d.serve(ctx, ep.ln, b)
+	stopWeb()
 	stopWake()
 	stopRows()
 	stopNet()

@@ -52,7 +52,7 @@ func (d *Daemon) newNetwork() *network {
 		n.keeper = &link.Keeper{
 			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, Log: d.log},
 			Resolve: n.resolve,
-			Up:      n.dir.up,
+			Up:      n.up,
 		}
 	}
 	return n
@@ -127,11 +127,24 @@ func (n *network) serveLinks(ctx context.Context) error {
 			return err
 		}
 		n.router.Add(c)
+		n.d.view.setLink(c.Box(), true)
 		watch.Go(func() {
 			<-c.Done()
 			n.router.Remove(c)
+			n.d.view.setLink(c.Box(), false)
 		})
 	}
+}
+
+// up takes a guest's new link to its hub: the directory is sent on it, and the
+// page shows it up until it ends.
+func (n *network) up(c *link.Conn) {
+	n.dir.up(c)
+	n.d.view.setLink(c.Box(), true)
+	go func() {
+		<-c.Done()
+		n.d.view.setLink(c.Box(), false)
+	}()
 }
 
 // pins asks hosts.toml, as it is now, which box a key is pinned to.

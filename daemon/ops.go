@@ -9,6 +9,7 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/metrics"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -41,7 +42,8 @@ func (d *Daemon) commFileCtx(ctx context.Context, b *batcher, req wire.CommFile)
 // checked once for the whole batch, just before the append: the registry is read
 // once per batch, as fresh as it can be, like the fsync. ownOnly files only for a
 // handle listed under this box (an offer from the hub); any other is not_here.
-func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) ([]filer.Result, error) {
+func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) (res []filer.Result, err error) {
+	defer func() { countFiled(res, err) }()
 	doc, err := registry.Read(d.cfg.Home)
 	if err != nil {
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
@@ -55,11 +57,29 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 	if err := mgr.check(); err != nil {
 		return nil, err
 	}
-	res, err := f.Append(handle, lines)
-	if err == nil {
-		d.filedNow()
+	res, err = f.Append(handle, lines)
+	if err != nil {
+		return res, err
 	}
-	return res, err
+	d.filedNow()
+	d.filedTo(handle)
+	return res, nil
+}
+
+// countFiled feeds the metrics a batch's outcome: the lines appended (not the
+// duplicates an inbox already held) or the refusal's code.
+func countFiled(res []filer.Result, err error) {
+	if err != nil {
+		metrics.Refused(mail.AsRefusal(err).Code)
+		return
+	}
+	n := 0
+	for _, r := range res {
+		if !r.Dup {
+			n++
+		}
+	}
+	metrics.Filed(n)
 }
 
 // filedNow tells the wake loop a line was filed; a pass already due takes it.
@@ -73,6 +93,7 @@ func (d *Daemon) filedNow() {
 // refused logs a request refused before it was queued: the sender's mistake.
 func (d *Daemon) refused(req wire.CommFile, err error) error {
 	d.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)
+	metrics.Refused(mail.AsRefusal(err).Code)
 	return err
 }
 

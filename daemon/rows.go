@@ -33,6 +33,8 @@ type rowsManager struct {
 	// changed tells the stamper that the set of rows or their handles changed;
 	// one pending signal is enough, so it is sized 1 and never blocks.
 	changed chan struct{}
+	// notify, when set, is told of the same changes (the status page's watch).
+	notify func()
 
 	mu     sync.Mutex
 	typing map[string]*sync.Mutex // per row id
@@ -75,6 +77,9 @@ func (m *rowsManager) signal() {
 	select {
 	case m.changed <- struct{}{}:
 	default:
+	}
+	if m.notify != nil {
+		m.notify()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 )
 
 // service is one long-running part of the daemon (a link listener, a guest's
@@ -33,7 +35,7 @@ type supervisor struct {
 }
 
 func newSupervisor(log *slog.Logger) *supervisor {
-	return &supervisor{log: log, now: time.Now, sleep: sleepCtx}
+	return &supervisor{log: log, now: time.Now, sleep: ctxsleep.Sleep}
 }
 
 func (s *supervisor) start(ctx context.Context, svc service) {
@@ -70,16 +72,5 @@ func (s *supervisor) keep(ctx context.Context, svc service) {
 		if s.sleep(ctx, wait) != nil {
 			return
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/sotcomm/sotd/metrics"
 	"io"
 	"os"
+	"time"
 
 	"github.com/sotcomm/sotd/home"
 )
@@ -102,9 +104,11 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 		if err := writeInbox(inbox, batch); err != nil {
 			return nil, f.undo(inbox, handle, before, "written", err)
 		}
+		began := time.Now()
 		if err := syncInbox(inbox); err != nil {
 			return nil, f.undo(inbox, handle, before, "flushed to disk", err)
 		}
+		metrics.Fsync(time.Since(began))
 	}
 	if w != nil {
 		w.appended(batch)

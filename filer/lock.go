@@ -2,6 +2,7 @@ package filer
 
 import (
 	"fmt"
+	"github.com/sotcomm/sotd/metrics"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -70,6 +71,7 @@ func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(
 		return heldLock{}, &lockFault{path: path, verb: "opened", err: err}
 	}
 	deadline := f.now().Add(wait)
+	began := time.Now() // the metric is real time, whatever clock f keeps
 	for {
 		ok, err := tryLock(lf, exclusive)
 		if err != nil {
@@ -77,6 +79,7 @@ func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(
 			return heldLock{}, &lockFault{path: path, verb: "locked", err: err}
 		}
 		if ok {
+			metrics.LockWait(time.Since(began))
 			return heldLock{f: lf}, nil
 		}
 		left := deadline.Sub(f.now())

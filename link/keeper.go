@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/ctxsleep"
+	"github.com/sotcomm/sotd/metrics"
 )
 
 // Reconnect schedule.
@@ -50,6 +53,8 @@ type Keeper struct {
 
 	mu  sync.Mutex
 	cur *Conn
+
+	linked bool // a link was up before, so the next one is a reconnect; Run's own
 }
 
 // Current is the link while one is up, else nil.
@@ -73,7 +78,7 @@ func (k *Keeper) Run(ctx context.Context) error {
 		now = time.Now
 	}
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = ctxsleep.Sleep
 	}
 	if jitter == nil {
 		jitter = defaultJitter
@@ -114,6 +119,10 @@ func (k *Keeper) hold(ctx context.Context, now func() time.Time) (time.Duration,
 		return 0, err
 	}
 	start := now()
+	if k.linked {
+		metrics.LinkReconnect(c.Box())
+	}
+	k.linked = true
 	k.Config.Log.Info("linked to the hub", "hub", c.Box(), "transport", c.Transport(), "remote", c.Remote())
 	if k.Up != nil {
 		k.Up(c)
@@ -129,14 +138,3 @@ func (k *Keeper) hold(ctx context.Context, now func() time.Time) (time.Duration,
 }
 
 func defaultJitter() time.Duration { return rand.N(MaxJitter) }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

@@ -3,6 +3,7 @@ package wake
 import (
 	"errors"
 	"fmt"
+	"github.com/sotcomm/sotd/metrics"
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
@@ -127,7 +128,9 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 	// gone, and within one run the line is never typed twice for a batch.
 	l.st.notices[r.Handle] = next
 	l.st.owed[r.ID] = owed{typed: now}
-	l.write(r, Notice, "typed the notice")
+	if l.write(r, Notice, "typed the notice") {
+		metrics.NoticeTyped()
+	}
 	return true, EchoWait
 }
 

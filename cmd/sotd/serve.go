@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,8 +13,12 @@ import (
 )
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		return usageErr(stderr, "serve", args)
+	var httpAddr string
+	rest, ok := flags("serve", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&httpAddr, "http", "", `the status page's loopback address, host:port; "off" serves none`)
+	})
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "serve", rest)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	h, err := home.Resolve()
@@ -22,7 +27,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	host := home.SelfHost()
-	d, err := daemon.New(daemon.Config{Home: h, Host: host, Socket: h.Socket(host), Log: log})
+	d, err := daemon.New(daemon.Config{Home: h, Host: host, Socket: h.Socket(host), Log: log, HTTP: httpAddr})
 	if err != nil {
 		fmt.Fprintf(stderr, "sotd serve: %v\n", err)
 		return 1

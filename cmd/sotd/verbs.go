@@ -12,11 +12,13 @@ import (
 func init() {
 	for name, v := range map[string]verb{
 		"serve": {"run the daemon in the foreground", `
-usage: sotd serve
+usage: sotd serve [--http ADDR]
 
 Runs the daemon on $SOT_COMM_HOME (default ~/.sot-comm). With no hosts.toml it is
 a standalone hub. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
-overrides) and stops cleanly on SIGTERM or SIGINT.`, runServe},
+overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on a
+loopback port chosen from the home's path (--http ADDR picks one, --http off
+serves none); "sotd url" prints its address.`, runServe},
 		"join": {"join the registry under this session's handle", `
 usage: sotd join [--name N] [--expertise "a, b"] [--repin]
 

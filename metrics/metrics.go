@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,100 +14,83 @@ import (
 // well under a millisecond, the protocol's inbox lock wait gives up at 2 s.
 var diskBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5}
 
-var (
-	reg = prometheus.NewRegistry()
+// set is every sotd_ metric. It is built at first use, not at package init:
+// every client verb runs in this binary, and building and registering the
+// collectors would cost each whole-process send about a millisecond it never uses.
+type set struct {
+	reg                                *prometheus.Registry
+	filed, noticesTyped, streamResyncs prometheus.Counter
+	refused, linkReconnects            *prometheus.CounterVec
+	lockWait, fsync                    prometheus.Histogram
+}
 
-	filed = newCounter(prometheus.CounterOpts{
+var metrics = sync.OnceValue(func() *set {
+	m := &set{reg: prometheus.NewRegistry()}
+	m.filed = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sotd_lines_filed_total",
 		Help: "Lines appended to an inbox and fsynced.",
 	})
-	refused = newCounterVec(prometheus.CounterOpts{
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sotd_lines_refused_total",
 		Help: "Lines refused, by the wire error code given to the sender.",
-	}, "code")
-	lockWait = newHistogram(prometheus.HistogramOpts{
+	}, []string{"code"})
+	m.lockWait = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "sotd_inbox_lock_wait_seconds",
 		Help:    "Time spent waiting for an inbox flock.",
 		Buckets: diskBuckets,
 	})
-	fsync = newHistogram(prometheus.HistogramOpts{
+	m.fsync = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "sotd_fsync_seconds",
 		Help:    "Time one inbox fsync took.",
 		Buckets: diskBuckets,
 	})
-	linkRTT = newHistogramVec(prometheus.HistogramOpts{
-		Name:    "sotd_link_rtt_seconds",
-		Help:    "Round-trip time of a link's ping, by peer box.",
-		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
-	}, "peer")
-	linkReconnects = newCounterVec(prometheus.CounterOpts{
+	m.linkReconnects = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sotd_link_reconnects_total",
 		Help: "Times a link to a peer box was dialled again after it dropped.",
-	}, "peer")
-	noticesTyped = newCounter(prometheus.CounterOpts{
+	}, []string{"peer"})
+	m.noticesTyped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sotd_notices_typed_total",
 		Help: "Mail notices typed into an agent's row.",
 	})
-	streamResyncs = newCounter(prometheus.CounterOpts{
+	m.streamResyncs = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sotd_stream_resyncs_total",
 		Help: "Times a frontend event subscriber fell behind and was sent stream_resync and a fresh snapshot.",
 	})
-)
+	m.reg.MustRegister(m.filed, m.refused, m.lockWait, m.fsync, m.linkReconnects, m.noticesTyped, m.streamResyncs)
+	return m
+})
 
-func init() {
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-}
-
-func newCounter(o prometheus.CounterOpts) prometheus.Counter {
-	c := prometheus.NewCounter(o)
-	reg.MustRegister(c)
-	return c
-}
-
-func newCounterVec(o prometheus.CounterOpts, label string) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(o, []string{label})
-	reg.MustRegister(c)
-	return c
-}
-
-func newHistogram(o prometheus.HistogramOpts) prometheus.Histogram {
-	h := prometheus.NewHistogram(o)
-	reg.MustRegister(h)
-	return h
-}
-
-func newHistogramVec(o prometheus.HistogramOpts, label string) *prometheus.HistogramVec {
-	h := prometheus.NewHistogramVec(o, []string{label})
-	reg.MustRegister(h)
-	return h
-}
+// runtimeCollectors registers the Go and process collectors when /metrics is
+// first served.
+var runtimeCollectors sync.Once
 
 // Filed counts n lines made durable in one append.
-func Filed(n int) { filed.Add(float64(n)) }
+func Filed(n int) { metrics().filed.Add(float64(n)) }
 
 // Refused counts one line refused with wire error code.
-func Refused(code string) { refused.WithLabelValues(code).Inc() }
+func Refused(code string) { metrics().refused.WithLabelValues(code).Inc() }
 
 // LockWait records how long an inbox flock took to get.
-func LockWait(d time.Duration) { lockWait.Observe(d.Seconds()) }
+func LockWait(d time.Duration) { metrics().lockWait.Observe(d.Seconds()) }
 
 // Fsync records how long one fsync took.
-func Fsync(d time.Duration) { fsync.Observe(d.Seconds()) }
-
-// LinkRTT records one ping round trip to peer.
-func LinkRTT(peer string, d time.Duration) { linkRTT.WithLabelValues(peer).Observe(d.Seconds()) }
+func Fsync(d time.Duration) { metrics().fsync.Observe(d.Seconds()) }
 
 // LinkReconnect counts one re-dial of the link to peer.
-func LinkReconnect(peer string) { linkReconnects.WithLabelValues(peer).Inc() }
+func LinkReconnect(peer string) { metrics().linkReconnects.WithLabelValues(peer).Inc() }
 
 // NoticeTyped counts one mail notice typed into a row.
-func NoticeTyped() { noticesTyped.Inc() }
+func NoticeTyped() { metrics().noticesTyped.Inc() }
 
 // StreamResync counts one frontend subscriber sent stream_resync.
-func StreamResync() { streamResyncs.Inc() }
+func StreamResync() { metrics().streamResyncs.Inc() }
 
 // Handler serves every sotd_ metric (and the Go runtime's) in the Prometheus
 // text format.
 func Handler() http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	m := metrics()
+	runtimeCollectors.Do(func() {
+		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	})
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }

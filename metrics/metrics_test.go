@@ -57,7 +57,6 @@ func TestEveryRecorderMovesItsSample(t *testing.T) {
 		{"lock wait", func() { LockWait(3 * time.Millisecond) }, "sotd_inbox_lock_wait_seconds_count", 1},
 		{"lock wait sum", func() { LockWait(2 * time.Second) }, "sotd_inbox_lock_wait_seconds_sum", 2},
 		{"fsync", func() { Fsync(time.Millisecond) }, "sotd_fsync_seconds_count", 1},
-		{"link rtt", func() { LinkRTT("nas", 4*time.Millisecond) }, `sotd_link_rtt_seconds_count{peer="nas"}`, 1},
 		{"link reconnect", func() { LinkReconnect("nas") }, `sotd_link_reconnects_total{peer="nas"}`, 1},
 		{"notice typed", NoticeTyped, "sotd_notices_typed_total", 1},
 		{"stream resync", StreamResync, "sotd_stream_resyncs_total", 1},

@@ -1,11 +1,14 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sotcomm/sotd/wire"
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
@@ -77,6 +80,16 @@ func (s *Session) Join(a JoinArgs) int {
 		}
 	}
 
+	candidates := registry.Tiers(root, s.Host)
+	asked := append([]string{explicit, self.Name}, candidates[:]...)
+	ruling := s.daemonRuling(asked)
+	heldBy := func(d *registry.Doc, h string) string {
+		if row, ok := ruling[h]; ok {
+			return row
+		}
+		return s.heldByRow(d, h)
+	}
+
 	var name string
 	var notes []string
 	mismatch := false
@@ -86,24 +99,23 @@ func (s *Session) Join(a JoinArgs) int {
 		notes = notes[:0]
 		switch {
 		case explicit != "":
-			if row := s.heldByRow(d, explicit); row != "" {
+			if row := heldBy(d, explicit); row != "" {
 				return errHeld{explicit, row}
 			}
 			name = explicit
-		case pinned && !a.Repin && s.heldByRow(d, self.Name) == "":
+		case pinned && !a.Repin && heldBy(d, self.Name) == "":
 			name = self.Name
 		default:
 			if pinned && !a.Repin {
 				notes = append(notes, fmt.Sprintf("comm: @%s (named by this session's self file) is held by a row; joining as this session's own derived handle", self.Name))
 			}
 			var tier int
-			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d)
-			tiers := registry.Tiers(root, s.Host)
+			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d, func(h string) bool { return ruling[h] != "" })
 			if tier == 0 {
-				return fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(tiers[:], ", "))
+				return fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(candidates[:], ", "))
 			}
-			if tier > 1 && s.heldByRow(d, tiers[0]) != "" {
-				notes = append(notes, fmt.Sprintf("comm: @%s is held by a row; a session outside any row joins as @%s", tiers[0], name))
+			if tier > 1 && heldBy(d, candidates[0]) != "" {
+				notes = append(notes, fmt.Sprintf("comm: @%s is held by a row; a session outside any row joins as @%s", candidates[0], name))
 			}
 		}
 		e := d.Agents[name]
@@ -151,6 +163,31 @@ func (s *Session) Join(a JoinArgs) int {
 	}
 	s.out("joined as @%s (repo %s, root %s)", name, repo, root)
 	return ExitOK
+}
+
+// daemonRuling asks this box's daemon, before the registry lock, which of the
+// handles a row holds (agent.join with an empty workspace_id): the daemon knows
+// rows the registry may not show yet. Only a session outside any row asks; a
+// join from inside a row may take its handle back. No daemon, or a failed call,
+// gives no ruling, and the registry's binding decides alone.
+func (s *Session) daemonRuling(handles []string) map[string]string {
+	ruling := map[string]string{}
+	if s.Row != "" {
+		return ruling
+	}
+	for _, h := range handles {
+		if h == "" {
+			continue
+		}
+		var res wire.AgentJoined
+		if err := s.CallDaemon(wire.OpAgentJoin, wire.AgentJoin{Handle: h}, &res); err != nil {
+			return ruling
+		}
+		if res.Answer == wire.JoinHeld {
+			ruling[h] = cmp.Or(res.Row, "unknown")
+		}
+	}
+	return ruling
 }
 
 // heldByRow names the row that holds name when it is not this session's own.

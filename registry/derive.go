@@ -110,8 +110,14 @@ func dirName(p string) string {
 // between two projects by who happens to be running. tier is 1, 2 or 3; tier 0
 // with an empty handle means every tier is held and the caller asks for an
 // explicit --name.
-func DeriveHandle(root, host, row string, d *Doc) (handle string, tier int) {
+//
+// heldByRow, when not nil, is the daemon's ruling: a tier it names as held by a
+// row is held whatever the registry says.
+func DeriveHandle(root, host, row string, d *Doc, heldByRow func(handle string) bool) (handle string, tier int) {
 	for i, t := range Tiers(root, host) {
+		if heldByRow != nil && heldByRow(t) {
+			continue
+		}
 		e, held := d.Agents[t]
 		if !held || e.Root == root && !e.BoundElsewhere(row) {
 			return t, i + 1

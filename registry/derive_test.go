@@ -111,10 +111,19 @@ func TestDeriveHandle(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if h, tier := DeriveHandle(root, "box", tc.row, tc.doc); h != tc.want || tier != tc.tier {
+			if h, tier := DeriveHandle(root, "box", tc.row, tc.doc, nil); h != tc.want || tier != tc.tier {
 				t.Errorf("DeriveHandle = %q, %d; want %q, %d", h, tier, tc.want, tc.tier)
 			}
 		})
+	}
+}
+
+// The daemon's ruling holds a tier the registry would give.
+func TestDeriveHandleStepsPastATierTheDaemonHolds(t *testing.T) {
+	d := &Doc{Agents: map[string]*Entry{}}
+	held := func(h string) bool { return h == "MyRepo-box" }
+	if h, tier := DeriveHandle("/home/u/src/MyRepo", "box", "", d, held); h != "MyRepo-src-box" || tier != 2 {
+		t.Errorf("DeriveHandle = %q, %d; want the second tier", h, tier)
 	}
 }
 
@@ -124,7 +133,7 @@ func TestDeriveStepsPastAnOddRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, tier := DeriveHandle("/home/u/src/MyRepo", "box", "", d); h != "MyRepo-src-box" || tier != 2 {
+	if h, tier := DeriveHandle("/home/u/src/MyRepo", "box", "", d, nil); h != "MyRepo-src-box" || tier != 2 {
 		t.Errorf("DeriveHandle = %q, %d", h, tier)
 	}
 }

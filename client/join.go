@@ -99,7 +99,11 @@ func (s *Session) Join(a JoinArgs) int {
 		notes = notes[:0]
 		switch {
 		case explicit != "":
-			if row := heldBy(d, explicit); row != "" {
+			// A join from inside a row takes its handle back from the row that
+			// holds it (the protocol's --rebind, honored only with a row id): a
+			// respawned row, or one a newer row displaced. The agent-layer check
+			// has already proved this process runs in that row.
+			if row := heldBy(d, explicit); row != "" && s.Row == "" {
 				return errHeld{explicit, row}
 			}
 			name = explicit

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // complete sources the bash script and runs its completion function on line,
@@ -56,8 +58,8 @@ func TestBashCompletion(t *testing.T) {
 		line string
 		want []string
 	}{
-		{"sotd sen", []string{"send"}},
-		{"sotd se", []string{"send", "serve", "service", "session-socket-path"}},
+		{"sotd sen", []string{"send", "sent"}},
+		{"sotd se", []string{"send", "sent", "serve", "service", "session-socket-path"}},
 		{"sotd service ", []string{"install", "uninstall", "print", "--dry-run", "--os", "--bin"}},
 		{"sotd service print --os w", []string{"windows"}},
 		{"sotd poll --j", []string{"--json"}},
@@ -103,7 +105,7 @@ func TestZshCompletion(t *testing.T) {
 	args := []string{"-f", "-c", zshDriver, "zsh", script}
 	var want []string
 	for _, tc := range [][2]string{
-		{"sotd sen", "sotd send"},
+		{"sotd joi", "sotd join"},
 		{"sotd service pr", "sotd service print"},
 		{"sotd service print --os w", "sotd service print --os windows"},
 		{"sotd poll --j", "sotd poll --json"},
@@ -112,7 +114,11 @@ func TestZshCompletion(t *testing.T) {
 		args = append(args, tc[0])
 		want = append(want, "COMPLETED: "+tc[1])
 	}
-	cmd := exec.Command("zsh", args...)
+	// A completion that stays ambiguous leaves zsh's menu waiting for a key, so
+	// the driver is bounded rather than left to the test binary's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "zsh", args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, err := cmd.Output()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
 			e.Setenv("SOT_SELF_HOST", "box")
+			// Rows outlive their daemon by design (tmux keeps them); a script
+			// that stops part way must not leave its rows running after it.
+			sock := filepath.Join(e.WorkDir, "comm", "run", "box", "tmux", "rows.sock")
+			e.Defer(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

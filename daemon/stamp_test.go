@@ -6,7 +6,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,29 +16,11 @@ import (
 	"github.com/sotcomm/sotd/rows/rowstest"
 )
 
-// clock is a clock a test moves by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // stampRig is a rows manager on the PTY with a fake clock and two rows: Repo-box
 // (running, bound to it) and idle-box (bound to a row that was removed).
 type stampRig struct {
 	h    home.Home
-	clk  *clock
+	clk  *testutil.Clock
 	logs *testutil.SyncBuffer
 	m    *rowsManager
 	st   *stamper
@@ -48,7 +29,7 @@ type stampRig struct {
 
 func newStampRig(t *testing.T) *stampRig {
 	h := newHome(t)
-	clk := &clock{now: testNow}
+	clk := testutil.NewClock(testNow)
 	logs := &testutil.SyncBuffer{}
 	b := rows.NewPTY(rows.Options{})
 	t.Cleanup(func() { b.Close() })

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
+
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
 	"github.com/sotcomm/sotd/screen"
@@ -258,13 +260,13 @@ func TestStartingUntilDrawnOrOneSecond(t *testing.T) {
 	for _, k := range kinds(t) {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
-			clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+			clock := testutil.NewClock(time.Unix(1_800_000_000, 0))
 			testStarting(t, k.make(t, rows.Options{Now: clock.Now}), clock)
 		})
 	}
 }
 
-func testStarting(t *testing.T, b rows.Backend, clock *fakeClock) {
+func testStarting(t *testing.T, b rows.Backend, clock *testutil.Clock) {
 	quiet, err := b.Start(rows.Spec{Label: "quiet", Argv: []string{"sleep", "300"}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/registry"
@@ -181,22 +180,4 @@ func (in *inboxes) Entry(handle string) (*registry.Entry, bool, error) {
 	}
 	e, ok := in.entries[handle]
 	return e, ok, nil
-}
-
-// clock is the injected clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }

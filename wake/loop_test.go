@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
+
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/registry"
@@ -22,7 +24,7 @@ type rig struct {
 	t        *testing.T
 	rows     *fakeRows
 	in       *inboxes
-	clk      *clock
+	clk      *testutil.Clock
 	loop     *Loop
 	log      *bytes.Buffer
 	nextTick time.Time
@@ -30,7 +32,7 @@ type rig struct {
 }
 
 func newRig(t *testing.T, rs ...*fakeRow) *rig {
-	r := &rig{t: t, rows: &fakeRows{}, in: newInboxes(), clk: &clock{t: t0}, log: &bytes.Buffer{}}
+	r := &rig{t: t, rows: &fakeRows{}, in: newInboxes(), clk: testutil.NewClock(t0), log: &bytes.Buffer{}}
 	for _, f := range rs {
 		r.rows.add(f)
 	}
@@ -63,10 +65,10 @@ func (r *rig) run(d time.Duration) {
 			next = r.clk.Now().Add(r.soon)
 		}
 		if next.After(end) {
-			r.clk.add(end.Sub(r.clk.Now()))
+			r.clk.Add(end.Sub(r.clk.Now()))
 			return
 		}
-		r.clk.add(next.Sub(r.clk.Now()))
+		r.clk.Add(next.Sub(r.clk.Now()))
 		if next.Equal(r.nextTick) {
 			r.nextTick = r.nextTick.Add(Every)
 		}
@@ -164,7 +166,7 @@ func TestLoopTypesOnceTheHoldEnds(t *testing.T) {
 		{"the stop_at mark goes stale", claudeRow("ws-a", "alice"),
 			func(r *rig, f *fakeRow) {
 				r.in.entries["alice"] = &registry.Entry{StopAt: registry.Stamp(r.clk.Now())}
-			}, func(r *rig, f *fakeRow) { r.clk.add(registry.StopHookFor - 30*time.Second) }},
+			}, func(r *rig, f *fakeRow) { r.clk.Add(registry.StopHookFor - 30*time.Second) }},
 		{"the registry reads again", claudeRow("ws-a", "alice"),
 			func(r *rig, f *fakeRow) { r.in.regErr = errors.New("not JSON") }, func(r *rig, f *fakeRow) { r.in.regErr = nil }},
 	}
@@ -433,7 +435,7 @@ func TestRun(t *testing.T) {
 		return ticks, func() {}
 	}
 	r.loop.After = func(d time.Duration) <-chan time.Time {
-		r.clk.add(d)
+		r.clk.Add(d)
 		c := make(chan time.Time, 1)
 		c <- r.clk.Now()
 		return c
@@ -442,7 +444,7 @@ func TestRun(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- r.loop.Run(ctx) }()
 	tick := func() {
-		r.clk.add(Every)
+		r.clk.Add(Every)
 		ticks <- r.clk.Now()
 	}
 	tick() // the first pass has run once Run takes a tick

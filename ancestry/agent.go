@@ -36,6 +36,24 @@ func IsAgent(p Proc) bool {
 	return k == nativeAgent || k == nodeAgent
 }
 
+// AgentOf names the agent a command line runs, as the layer count would call
+// it: "claude" or "codex" by its program's name, or by a node host's script;
+// "" for anything else. A row started without an agent kind takes this one.
+func AgentOf(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	p := Proc{Argv: argv}
+	k, script := classify(p)
+	switch k {
+	case nativeAgent:
+		return baseName(argv[0])
+	case nodeAgent:
+		return agentOfArg(argv[script])
+	}
+	return ""
+}
+
 // classify says what p is; for a node host, script is the index in p.Argv of the
 // argument that makes it an agent.
 func classify(p Proc) (k kind, script int) {
@@ -62,17 +80,21 @@ func isNode(p Proc) bool {
 
 // argIsAgent reports whether a node host's argument names an agent or lies in
 // an agent's npm package.
-func argIsAgent(arg string) bool {
-	if agentName(baseName(arg)) {
-		return true
+func argIsAgent(arg string) bool { return agentOfArg(arg) != "" }
+
+// agentOfArg is the agent a node host's argument names or whose npm package it
+// lies in, "" for none.
+func agentOfArg(arg string) string {
+	if b := baseName(arg); agentName(b) {
+		return b
 	}
 	a := slashed(arg)
 	for _, ag := range agents {
 		if strings.HasSuffix(a, ag.pkg) || strings.Contains(a, ag.pkg+"/") {
-			return true
+			return ag.name
 		}
 	}
-	return false
+	return ""
 }
 
 func agentName(name string) bool {

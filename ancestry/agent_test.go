@@ -44,6 +44,33 @@ func TestIsAgent(t *testing.T) {
 	}
 }
 
+// AgentOf names what IsAgent finds from a command line alone (a row's argv,
+// before any process runs it).
+func TestAgentOf(t *testing.T) {
+	const cc = "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"claude", "--resume"}, "claude"},
+		{[]string{"/home/u/.local/bin/claude"}, "claude"},
+		{[]string{`C:\npm\CLAUDE.EXE`}, "claude"},
+		{[]string{"codex"}, "codex"},
+		{[]string{"node", "--no-warnings", cc}, "claude"},
+		{[]string{"/usr/bin/node", "/usr/local/bin/codex", "exec"}, "codex"},
+		{[]string{"nodejs", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, "codex"},
+		{[]string{"node", "server.js"}, ""},
+		{[]string{"bash", "-c", "claude"}, ""},
+		{[]string{"claude-monitor"}, ""},
+		{[]string{"sh"}, ""},
+		{nil, ""},
+	} {
+		if got := AgentOf(tc.argv); got != tc.want {
+			t.Errorf("AgentOf(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+}
+
 func TestLayers(t *testing.T) {
 	const cli = "/n/node_modules/@openai/codex/bin/codex.js"
 	for _, tc := range []struct {

@@ -29,7 +29,7 @@ func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
 	if ri.Phase.Ended() {
 		return wire.AgentJoined{}, mail.Refuse(rows.Code(rows.ErrNoRow), "@%s was not joined: row %s was removed", req.Handle, req.WorkspaceID)
 	}
-	moved, err := m.bind(req.Handle, req.WorkspaceID, ri.Spec.Cwd)
+	moved, _, err := m.bind(req.Handle, req.WorkspaceID, ri.Spec.Cwd)
 	if err != nil {
 		return wire.AgentJoined{}, err
 	}
@@ -38,15 +38,20 @@ func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
 }
 
 // bind writes handle's registry entry bound to row, made fresh and live when
-// there is none; moved is the row that held it before, "" for none.
-func (m *rowsManager) bind(handle, row, cwd string) (moved string, err error) {
+// there is none; moved is the row that held it before, "" for none. undo puts
+// the entry back as it was while the binding still stands, for a row whose
+// agent never started.
+func (m *rowsManager) bind(handle, row, cwd string) (moved string, undo func() error, err error) {
 	now := m.now()
+	var prev *registry.Entry
 	err = registry.Update(m.home, registry.Ruled(), func(d *registry.Doc) error {
-		moved = ""
+		moved, prev = "", nil
 		e := d.Agents[handle]
 		if e == nil {
 			e = &registry.Entry{Status: "idle", Joined: registry.Stamp(now)}
 			d.Agents[handle] = e
+		} else {
+			prev = e.Clone()
 		}
 		if e.WorkspaceID != "" && e.WorkspaceID != row {
 			moved = e.WorkspaceID
@@ -58,12 +63,25 @@ func (m *rowsManager) bind(handle, row, cwd string) (moved string, err error) {
 		return registry.ApplyStatus(e, registry.VerbJoin, "", now)
 	})
 	if err != nil {
-		return "", mail.Refuse(wire.CodeFileFailed, "@%s was not bound to row %s: %v", handle, row, err)
+		return "", nil, mail.Refuse(wire.CodeFileFailed, "@%s was not bound to row %s: %v", handle, row, err)
 	}
 	if moved != "" {
 		m.log.Info("handle moved to a newer row", "handle", handle, "row", row, "from", moved)
 	}
-	return moved, nil
+	undo = func() error {
+		return registry.Update(m.home, registry.Ruled(), func(d *registry.Doc) error {
+			if e := d.Agents[handle]; e == nil || e.Host != m.host || e.WorkspaceID != row {
+				return nil // a later join moved it: that binding stands
+			}
+			if prev == nil {
+				delete(d.Agents, handle)
+			} else {
+				d.Agents[handle] = prev
+			}
+			return nil
+		})
+	}
+	return moved, undo, nil
 }
 
 // clearance answers held_by_row while a row that has not ended holds handle:

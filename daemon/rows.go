@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -84,21 +85,27 @@ func (m *rowsManager) signal() {
 }
 
 // spawn starts a row. With a handle, the handle is bound to the row before its
-// agent starts, so mail to it files as soon as the agent runs. A start that
-// fails leaves the handle bound to a row that never ran, which holds nothing:
-// clearance and the stamper find no such row.
+// agent starts, so mail to it files as soon as the agent runs; a start that
+// fails gives the handle back as it was, so no mail files to a row that never
+// ran.
 func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
 	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: req.Env}
+	undo := func() error { return nil }
 	if spec.Handle != "" {
 		if err := home.CheckHandle(spec.Handle); err != nil {
 			return wire.WorkspaceRef{}, mail.Refuse(wire.CodeBadHandle, "the row was not started: %v", err)
 		}
-		if _, err := m.bind(spec.Handle, spec.ID, spec.Cwd); err != nil {
+		var err error
+		if _, undo, err = m.bind(spec.Handle, spec.ID, spec.Cwd); err != nil {
 			return wire.WorkspaceRef{}, err
 		}
 	}
 	ri, err := m.b.Start(spec)
 	if err != nil {
+		if uerr := undo(); uerr != nil {
+			m.log.Error("a row that did not start still holds its handle", "row", spec.ID, "handle", spec.Handle, "err", uerr)
+			return wire.WorkspaceRef{}, rowRefusal("the row was not started", fmt.Errorf("%w; and @%s could not be given back (%v): sotd leave --name %s frees it", err, spec.Handle, uerr, spec.Handle))
+		}
 		return wire.WorkspaceRef{}, rowRefusal("the row was not started", err)
 	}
 	m.record(ri)

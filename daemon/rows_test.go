@@ -286,3 +286,48 @@ func TestTmuxRowSurvivesRestart(t *testing.T) {
 	}
 	rowCall[wire.Done](t, c2, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
 }
+
+// TestSpawnThatFailsGivesTheHandleBack: a row whose program cannot start is
+// refused, and its handle is as it was before: absent when it was new, still
+// bound to the row that held it otherwise, so mail never files to a row that
+// never ran.
+func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
+	for _, k := range backendKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			r := startRig(t, withRows(k.make(t)))
+			c := r.dial(t)
+			missing := wire.WorkspaceSpawn{Label: "broken", Cwd: t.TempDir(), Argv: []string{"/no/such/agent-program"}}
+
+			missing.Handle = "fresh"
+			var ref wire.WorkspaceRef
+			if err := callErr(c, wire.OpWorkspaceSpawn, missing, &ref); err == nil || !strings.Contains(err.Error(), "agent-program") {
+				t.Fatalf("spawn of a missing program = %+v, %v; want it refused naming the program", ref, err)
+			}
+			if doc, err := registry.Read(r.home); err != nil || doc.Agents["fresh"] != nil {
+				t.Errorf("after the failed spawn @fresh is %+v (err %v), want no entry", doc.Agents["fresh"], err)
+			}
+
+			good, _ := fakeSpawn(t, "Repo", "Repo-box")
+			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, good).WorkspaceID
+			waitRow(t, c, id, "Ready", func(w wire.Workspace) bool { return w.Phase == string(rows.Ready) })
+			missing.Handle = "Repo-box"
+			if err := callErr(c, wire.OpWorkspaceSpawn, missing, &ref); err == nil {
+				t.Fatalf("spawn of a missing program = %+v, want it refused", ref)
+			}
+			doc, err := registry.Read(r.home)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := doc.Agents["Repo-box"]; e == nil || e.WorkspaceID != id {
+				t.Fatalf("after the failed spawn @Repo-box is %+v, want still bound to %s", e, id)
+			}
+			if got := rowCall[wire.AgentJoined](t, c, wire.OpAgentJoin, wire.AgentJoin{Handle: "Repo-box"}); got.Answer != wire.JoinHeld || got.Row != id {
+				t.Errorf("clearance = %+v, want held_by_row %s", got, id)
+			}
+			if filed := rowCall[wire.CommFiled](t, c, wire.OpCommFile, wire.CommFile{From: "bob", To: "Repo-box", Text: "still here"}); !filed.OK {
+				t.Errorf("comm.file to the row that kept its handle = %+v", filed)
+			}
+			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
+		})
+	}
+}

@@ -3,6 +3,8 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 )
 
 // Entry is one agent's row. Fields sotd does not know survive in Extra. A known
@@ -245,4 +247,13 @@ func compactAll(m map[string]json.RawMessage) (map[string]json.RawMessage, error
 		out[k] = c
 	}
 	return out, nil
+}
+
+// Clone is a copy of e that shares nothing with it, to put back later.
+func (e *Entry) Clone() *Entry {
+	c := *e
+	c.Expertise = slices.Clone(e.Expertise)
+	c.Extra = maps.Clone(e.Extra)
+	c.odd = slices.Clone(e.odd)
+	return &c
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 )
 
@@ -72,8 +73,8 @@ func CheckID(id string) error {
 	return nil
 }
 
-// normalize fills the defaults (an id, the agent "other", the label from the
-// folder) and refuses what no backend can start.
+// normalize fills the defaults (an id, the agent its command names, else
+// "other", the label from the folder) and refuses what no backend can start.
 func (s Spec) normalize() (Spec, error) {
 	if s.ID == "" {
 		s.ID = NewID()
@@ -83,7 +84,12 @@ func (s Spec) normalize() (Spec, error) {
 	}
 	switch s.Agent {
 	case "":
-		s.Agent = Other
+		// A row is typed into only as a Claude row, so a claude started without
+		// --agent must still be known as one.
+		s.Agent = Agent(ancestry.AgentOf(s.Argv))
+		if s.Agent == "" {
+			s.Agent = Other
+		}
 	case Claude, Codex, Other:
 	default:
 		return s, fmt.Errorf("%w: agent %q is not claude, codex or other", ErrBadSpec, s.Agent)

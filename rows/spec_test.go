@@ -72,6 +72,30 @@ func TestSpecDefaults(t *testing.T) {
 	}
 }
 
+// A row started without an agent kind is the agent its command names, so a
+// claude spawned without --agent is still woken; an explicit kind wins.
+func TestSpecAgentFromCommand(t *testing.T) {
+	for _, tc := range []struct {
+		agent Agent
+		argv  []string
+		want  Agent
+	}{
+		{"", []string{"claude", "--resume"}, Claude},
+		{"", []string{"/usr/bin/node", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, Codex},
+		{"", []string{"sh", "-c", "claude"}, Other},
+		{Other, []string{"claude"}, Other},
+		{Claude, []string{"./my-wrapper"}, Claude},
+	} {
+		s, err := Spec{Agent: tc.agent, Argv: tc.argv}.normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Agent != tc.want {
+			t.Errorf("agent %q for %q: got %q, want %q", tc.agent, tc.argv, s.Agent, tc.want)
+		}
+	}
+}
+
 func TestRowEnvCarriesIdentity(t *testing.T) {
 	for _, tc := range []struct {
 		name string

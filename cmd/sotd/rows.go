@@ -21,8 +21,9 @@ usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd D
 
 Starts CMD in a row of the daemon (a tmux session on its private socket, or a
 built-in PTY) and prints the row's id. The label defaults to the folder's
-name, the folder to the current one, the agent to other (the wake types only
-into claude rows). With --handle the row declares and joins that handle: the
+name, the folder to the current one, the agent to the one CMD names (claude
+or codex, also as a node script), else other; the wake types only into claude
+rows. With --handle the row declares and joins that handle: the
 registry binds it to the row, a row that held it loses it, and the agent runs
 with SOT_COMM_NAME and SOT_WORKSPACE_ID set, so mail to it files while the row
 runs.`, runSpawn}
@@ -45,7 +46,7 @@ func runSpawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	argv, ok := flags("spawn", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&req.Label, "label", "", "the row's label (default: the folder's name)")
 		fs.StringVar(&req.Handle, "handle", "", "the comm handle the row's agent joins as")
-		fs.StringVar(&req.Agent, "agent", "other", "claude, codex or other")
+		fs.StringVar(&req.Agent, "agent", "", "claude, codex or other (default: the one CMD names, else other)")
 		fs.StringVar(&req.Cwd, "cwd", "", "the folder the agent runs in (default: this one)")
 	})
 	if !ok || len(argv) == 0 {

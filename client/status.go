@@ -1,15 +1,19 @@
 package client
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/sotcomm/sotd/filer"
 
 	"github.com/sotcomm/sotd/registry"
 )
 
 // Status writes a work-state verb (comm-status.sh). In a session that has not
-// joined, an event is a silent no-op and a declaration fails.
-func (s *Session) Status(verb string, text string, hasText bool) int {
+// joined, an event is a silent no-op and a declaration fails. asJSON prints the
+// work-state the write left, as ShowStatus does.
+func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
 	if !registry.IsEvent(verb) && !registry.IsDeclaration(verb) {
 		s.warn("sotd status: unknown verb %q; events: prompt, stop, dialog, resumed, join; declarations: working, idle, blocked, waiting, done", verb)
 		return ExitUsage
@@ -20,6 +24,10 @@ func (s *Session) Status(verb string, text string, hasText bool) int {
 	me, err := s.Me()
 	if err != nil {
 		if registry.IsEvent(verb) {
+			if asJSON {
+				b, _ := json.Marshal(workState{})
+				s.out("%s", b)
+			}
 			return ExitOK
 		}
 		s.out("sotd status: no registry row for this session (%v); stamp discarded", err)
@@ -35,6 +43,9 @@ func (s *Session) Status(verb string, text string, hasText bool) int {
 	}
 	switch {
 	case err == nil:
+		if asJSON {
+			return s.showState(me, true, registry.IsEvent(verb))
+		}
 		return ExitOK
 	case errors.Is(err, registry.ErrNoRow):
 		s.out("sotd status: %v", err)
@@ -45,6 +56,83 @@ func (s *Session) Status(verb string, text string, hasText bool) int {
 		s.out("FAILED: %v; stamp discarded", err)
 	}
 	return ExitFailed
+}
+
+// workState is ShowStatus's JSON: the registry's facts for this session and
+// what they derive, with its unread count (-1 when the inbox could not be read).
+type workState struct {
+	Handle   string `json:"handle"`
+	Joined   bool   `json:"joined"`
+	Live     bool   `json:"live"`
+	State    string `json:"state"`
+	Summary  string `json:"summary"`
+	StatusAt string `json:"status_at"`
+	Floor    string `json:"floor,omitempty"`
+	Dialog   string `json:"dialog,omitempty"`
+	Question string `json:"question,omitempty"`
+	Waiting  string `json:"waiting,omitempty"`
+	Done     bool   `json:"done,omitempty"`
+	Note     string `json:"note,omitempty"`
+	StopAt   string `json:"stop_at,omitempty"`
+	Unread   int    `json:"unread"`
+}
+
+// ShowStatus prints this session's work-state as the registry holds it: one
+// line, or with asJSON one object. A session that has not joined is told so
+// (exit 1).
+func (s *Session) ShowStatus(asJSON bool) int {
+	me, err := s.Me()
+	if err != nil {
+		s.out("sotd status: no registry row for this session (%v)", err)
+		return ExitFailed
+	}
+	return s.showState(me, asJSON, false)
+}
+
+// showState prints me's work-state; absentOK answers joined:false for a handle
+// with no entry (after an event, which is a no-op there) where a show fails.
+func (s *Session) showState(me string, asJSON, absentOK bool) int {
+	e, present, err := registry.Lookup(s.Home, me)
+	switch {
+	case err != nil:
+		s.out("FAILED: the registry could not be read; nothing was shown")
+		s.warn("sotd: %v", err)
+		return ExitFailed
+	case !present && absentOK && asJSON:
+		b, _ := json.Marshal(workState{Handle: me})
+		s.out("%s", b)
+		return ExitOK
+	case !present:
+		s.out("sotd status: no registry row for '%s'; join first (sotd join)", me)
+		return ExitFailed
+	}
+	unread, err := filer.New(s.Home).Unread(me)
+	if err != nil {
+		s.warn("sotd status: the inbox of @%s could not be read: %v", me, err)
+		unread = -1
+	}
+	if asJSON {
+		b, _ := json.Marshal(workState{
+			Handle: me, Joined: true, Live: registry.Live(e.LastSeen, s.Now()),
+			State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
+			Floor: e.Floor, Dialog: e.Dialog, Question: e.Question, Waiting: e.Waiting,
+			Done: e.Done, Note: e.Note, StopAt: e.StopAt, Unread: unread,
+		})
+		s.out("%s", b)
+		return ExitOK
+	}
+	line := fmt.Sprintf("@%s %s", me, e.State)
+	if e.Summary != "" {
+		line += fmt.Sprintf(" %q", e.Summary)
+	}
+	if e.StatusAt != "" {
+		line += " since " + e.StatusAt
+	}
+	if unread >= 0 {
+		line += fmt.Sprintf(", %d unread", unread)
+	}
+	s.out("%s", line)
+	return ExitOK
 }
 
 // Leave removes a handle from the registry: this session's own (and its self

@@ -105,7 +105,7 @@ func (r Run) status(verb, text string) int {
 	if err == nil && me == "" {
 		return ExitOK
 	}
-	if r.quiet().Status(verb, text, text != "") != client.ExitOK {
+	if r.quiet().Status(verb, text, text != "", false) != client.ExitOK {
 		return ExitFailed
 	}
 	return ExitOK

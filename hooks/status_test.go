@@ -32,7 +32,7 @@ func TestPostToolHeartbeat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.dialog != "" {
-				if code := s.Status(registry.VerbDialog, tt.dialog, true); code != 0 {
+				if code := s.Status(registry.VerbDialog, tt.dialog, true, false); code != 0 {
 					t.Fatal(code)
 				}
 			}

@@ -185,7 +185,7 @@ func (c *stopCheck) lockLine() string {
 func (c *stopCheck) pass() {
 	if c.me != "" {
 		c.passLockFault()
-		c.quiet().Status(registry.VerbStop, "", false)
+		c.quiet().Status(registry.VerbStop, "", false, false)
 	}
 	if len(c.notes) > 0 {
 		c.answer(messageAnswer{strings.Join(c.notes, "\n")})

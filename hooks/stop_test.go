@@ -64,7 +64,7 @@ func TestStopOncePerBatch(t *testing.T) {
 			st.before()
 		}
 		c.add(time.Second)
-		if code := s.Status(registry.VerbPrompt, registry.FloorUser, true); code != 0 {
+		if code := s.Status(registry.VerbPrompt, registry.FloorUser, true, false); code != 0 {
 			t.Fatalf("%s: prompt %d", st.name, code)
 		}
 		out, errs := hook(t, s, Stop, st.input)
@@ -111,7 +111,7 @@ func TestStopBusyInboxDoesNotHold(t *testing.T) {
 	c := newClock()
 	s := joined(t, c)
 	mail(t, s, "bob", "alice", "hi")
-	s.Status(registry.VerbPrompt, registry.FloorUser, true)
+	s.Status(registry.VerbPrompt, registry.FloorUser, true, false)
 	lock, _ := s.Home.HandlePath(home.InboxLock, "alice")
 	holdLock(t, "hold", lock)
 

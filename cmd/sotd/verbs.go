@@ -48,11 +48,13 @@ usage: sotd leave [--name HANDLE]
 Removes this session's entry and self file, or with --name an orphan entry
 (registry only). A handle a row holds is refused.`, runLeave},
 		"status": {"declare or record this session's work-state", `
-usage: sotd status <verb> ["text"]
+usage: sotd status [--json] [<verb> ["text"]]
 
 Events: prompt, stop, dialog "T", resumed, join (a silent no-op in a session
 that has not joined). Declarations: working ["note"], idle ["note"],
-blocked "question", waiting "for what", done ["note"] (exit 1 when not joined).`, runStatus},
+blocked "question", waiting "for what", done ["note"] (exit 1 when not joined).
+With no verb it prints this session's work-state and unread count; --json
+prints it as one object (after the write, when a verb is given).`, runStatus},
 		"lock-clear": {"clear a registry lock whose holder this box proves dead", `
 usage: sotd lock-clear
 
@@ -211,18 +213,25 @@ func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) < 1 || len(args) > 2 {
-		return usageErr(stderr, "status", args)
-	}
-	text := ""
-	if len(args) == 2 {
-		text = args[1]
+	var asJSON bool
+	rest, ok := flags("status", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the work-state as JSON")
+	})
+	if !ok || len(rest) > 2 {
+		return usageErr(stderr, "status", rest)
 	}
 	s, code := session(stdout, stderr)
 	if s == nil {
 		return code
 	}
-	return s.Status(args[0], text, len(args) == 2)
+	if len(rest) == 0 {
+		return s.ShowStatus(asJSON)
+	}
+	text := ""
+	if len(rest) == 2 {
+		text = rest[1]
+	}
+	return s.Status(rest[0], text, len(rest) == 2, asJSON)
 }
 
 func runLockClear(args []string, _ io.Reader, stdout, stderr io.Writer) int {

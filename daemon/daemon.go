@@ -47,6 +47,8 @@ type Daemon struct {
 	maxBatch int
 	// helloWait bounds the wait for a connection's first frame; tests shorten it.
 	helloWait time.Duration
+	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
+	dialogEvery time.Duration
 
 	net  *network     // this daemon's links, by its role; set by Run before serving
 	rows *rowsManager // the rows it runs; set by Run before serving
@@ -94,7 +96,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -141,7 +143,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
 	d.rows.notify = d.kickPage
 	d.rows.discover()
-	stopRows := d.rows.start()
+	stopRows := d.rows.start(d.dialogEvery)
 	stopWake := d.rows.startWake(f, d.filed)
 	stopWeb := d.startWeb(f)
 	d.serve(ctx, ep.ln, b)

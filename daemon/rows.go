@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -297,13 +298,17 @@ func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bo
 	return run, true, nil
 }
 
-// start runs the rows' services (the liveness stamper) under a supervisor; the
-// returned stop ends them and lets go of the backend.
-func (m *rowsManager) start() (stop func()) {
+// start runs the rows' services (the liveness stamper, the dialog watch every
+// dialogEvery) under a supervisor; the returned stop ends them and lets go of
+// the backend.
+func (m *rowsManager) start(dialogEvery time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sup := newSupervisor(m.log)
 	st := newStamper(m)
 	sup.start(ctx, service{name: "row liveness", run: st.run})
+	if runtime.GOOS != "windows" {
+		sup.start(ctx, service{name: "dialog watch", run: dialogWatch{m: m, every: dialogEvery}.run})
+	}
 	return func() {
 		cancel()
 		sup.wait()

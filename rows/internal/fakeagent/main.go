@@ -19,7 +19,9 @@
 //
 // Submitted lines that are commands: /busy and /idle switch the spinner, /exit
 // ends the program with status 0, /exit N with status N. Ctrl-D in an empty box
-// ends it too.
+// ends it too. /dialog shows a permission dialog in place of the input box, as
+// Claude Code draws one ("Do you want to proceed?", "❯ 1. Yes", …); the next
+// key answers it and brings the box back.
 package main
 
 import (
@@ -45,6 +47,7 @@ type agent struct {
 	box     string
 	suggest string
 	busy    bool
+	dialog  bool
 	spin    int
 	report  string
 	history []string
@@ -176,6 +179,9 @@ func (a *agent) key(r rune) (code int, exit bool) {
 		return 0, false
 	}
 	switch {
+	case a.dialog:
+		a.dialog = false
+		a.history = append(a.history, "⏺ dialog answered: "+string(r))
 	case r == 0x1b:
 		a.esc = 1
 	case r == '\r':
@@ -202,6 +208,8 @@ func (a *agent) submit() (code int, exit bool) {
 		a.busy = true
 	case line == "/idle":
 		a.busy = false
+	case line == "/dialog":
+		a.dialog = true
 	case line == "/exit":
 		return 0, true
 	case strings.HasPrefix(line, "/exit "):
@@ -247,6 +255,11 @@ func (a *agent) draw() {
 	}
 	line(top-1, status)
 	rule := strings.Repeat("─", a.cols)
+	if a.dialog {
+		a.drawDialog(&b, rule)
+		os.Stdout.WriteString(b.String())
+		return
+	}
 	line(top, rule)
 	prompt := a.glyph + nbsp
 	switch {
@@ -262,4 +275,16 @@ func (a *agent) draw() {
 	col := ansi.StringWidth(prompt) + ansi.StringWidth(a.box)
 	fmt.Fprintf(&b, "\x1b[%d;%dH", top+2, col+1)
 	os.Stdout.WriteString(b.String())
+}
+
+// drawDialog paints a permission dialog over the bottom rows, where Claude Code
+// draws one, with the cursor hidden on its first option.
+func (a *agent) drawDialog(b *strings.Builder, rule string) {
+	rows := []string{rule, " Bash command", "", "   rm -rf build", "", " Do you want to proceed?",
+		" ❯ 1. Yes", "   2. Yes, and don't ask again for rm commands", "   3. No, and tell Claude what to do differently (esc)"}
+	first := max(a.rows-len(rows), 1)
+	for i, text := range rows {
+		fmt.Fprintf(b, "\x1b[%d;1H\x1b[2K%s", first+i+1, text)
+	}
+	fmt.Fprintf(b, "\x1b[%d;2H", first+7)
 }

@@ -1,0 +1,83 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/wake"
+)
+
+// DialogEvery is how often the daemon reads the screen of each Claude row whose
+// turn runs, looking for a dialog that waits on a person.
+const DialogEvery = 5 * time.Second
+
+// dialogWatch writes a Claude row's dialog and resumed events, which Claude Code
+// never sends itself: dialog "T" when the row's screen shows a dialog (the
+// work-state reads blocked over the running turn), resumed once it is gone. A
+// row is read while its turn runs (floor set) or while a dialog is recorded, so
+// an idle row costs no screen read. Not on Windows, as the protocol says: its
+// agents draw their dialogs differently.
+type dialogWatch struct {
+	m     *rowsManager
+	every time.Duration
+}
+
+func (w dialogWatch) run(ctx context.Context) error {
+	t := time.NewTicker(w.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := w.pass(); err != nil {
+			w.m.log.Debug("the dialog watch skipped a pass", "err", err)
+		}
+	}
+}
+
+// pass reads each watched row's screen once and writes what changed.
+func (w dialogWatch) pass() error {
+	infos, err := w.m.b.List()
+	if err != nil {
+		return err
+	}
+	doc, err := registry.Read(w.m.home)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, ri := range infos {
+		if ri.Spec.Agent != rows.Claude || ri.Phase != rows.Ready {
+			continue
+		}
+		h, e := w.m.handleOf(doc, ri.Spec)
+		if e == nil || (e.Floor == "" && e.Dialog == "") {
+			continue
+		}
+		s, err := w.m.b.Screen(ri.Spec.ID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st := registry.Status{Verb: registry.VerbResumed}
+		title, shown := wake.Dialog(s, false)
+		switch {
+		case shown && title != e.Dialog:
+			st = registry.Status{Verb: registry.VerbDialog, Text: title, HasText: true}
+		case shown || e.Dialog == "":
+			continue
+		}
+		if err := registry.WriteStatus(w.m.home, h, st, w.m.now(), registry.Ruled()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		w.m.log.Info("a Claude row's dialog", "row", ri.Spec.ID, "handle", h, "event", st.Verb, "dialog", st.Text)
+		w.m.signal()
+	}
+	return errors.Join(errs...)
+}

@@ -16,8 +16,13 @@ const DaemonWait = 30 * time.Second
 // FAILED reason: the daemon's own sentence when it answered, else what the
 // transport said and how to start a daemon.
 func (s *Session) CallDaemon(op string, req, resp any) error {
+	return s.callDaemonWithin(DaemonWait, op, req, resp)
+}
+
+// callDaemonWithin is CallDaemon bounded by wait, dial and answer together.
+func (s *Session) callDaemonWithin(wait time.Duration, op string, req, resp any) error {
 	sock := s.Home.Socket(s.Host)
-	ctx, cancel := context.WithTimeout(context.Background(), DaemonWait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
 	if err != nil {

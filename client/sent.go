@@ -3,74 +3,101 @@ package client
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
-	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // SentMax is how many recent lines per receiver `sotd sent` shows.
-const SentMax = 20
+const SentMax = wire.ReceiptsDefault
 
-// Sent shows the lines this session sent recently into the inboxes this home
-// holds (to, or every listed handle), and whether each has been read: the
-// receiver's cursor is past it.
+// sentWait bounds the daemon's answer to comm.receipts: the hub's bound on
+// its boxes, a guest's hop to its hub, and a margin, all under the 5 s a
+// person waits.
+const sentWait = wire.ReceiptsWait + 2*time.Second
+
+// Sent shows the lines this session sent recently (to @to, or to anyone) and
+// whether each has been read: the receiver's cursor is past it. This box's
+// daemon asks every box it reaches (comm.receipts); with no daemon answering,
+// only this home's inboxes are read, and stderr says other boxes were not asked.
 func (s *Session) Sent(to string, asJSON bool) int {
 	me, err := s.Me()
 	if err != nil {
 		s.out("FAILED: %v; nothing was listed", err)
 		return ExitFailed
 	}
-	targets := []string{to}
-	if to == "" {
-		d, err := registry.Read(s.Home)
-		if err != nil {
-			s.out("FAILED: the registry could not be read; nothing was listed")
-			s.warn("sotd: %v", err)
+	req := wire.CommReceipts{From: me, To: to, Max: SentMax}
+	var list wire.ReceiptList
+	if err := s.callDaemonWithin(sentWait, wire.OpCommReceipts, req, &list); err != nil {
+		own, lerr := mail.Receipts(s.Home, s.Host, req)
+		if lerr != nil {
+			s.out("FAILED: %v; nothing was listed", lerr)
 			return ExitFailed
 		}
-		targets = targets[:0]
-		for h := range d.Agents {
-			if h != me {
-				targets = append(targets, h)
-			}
-		}
-		sort.Strings(targets)
+		s.warn("sotd: %v; only this home's inboxes are shown, and other boxes were not asked", err)
+		list = wire.ReceiptList{Receipts: own}
 	}
-	var all []filer.Receipt
-	f := filer.New(s.Home)
-	for _, h := range targets {
-		rs, err := f.Receipts(h, me, SentMax)
-		if err != nil {
-			s.out("FAILED: %v; nothing was listed", err)
-			return ExitFailed
-		}
-		for _, r := range rs {
-			r.To = h // a broadcast copy is filed with an empty to
-			all = append(all, r)
-		}
-	}
+	notes := s.Stdout
 	if asJSON {
-		b, _ := json.Marshal(all)
+		notes = s.Stderr
+		if list.Receipts == nil {
+			list.Receipts = []wire.Receipt{}
+		}
+		b, _ := json.Marshal(list.Receipts)
 		s.out("%s", b)
-		return ExitOK
+	} else {
+		s.showReceipts(me, list.Receipts)
 	}
-	if len(all) == 0 {
+	sentNotes(notes, list)
+	return ExitOK
+}
+
+// showReceipts prints one line per receipt, with a box column only when more
+// than one box holds them.
+func (s *Session) showReceipts(me string, rs []wire.Receipt) {
+	if len(rs) == 0 {
 		s.out("@%s has sent nothing that an inbox here still holds", me)
-		return ExitOK
+		return
+	}
+	boxes := map[string]bool{}
+	for _, r := range rs {
+		boxes[r.Box] = true
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
-	for _, r := range all {
+	for _, r := range rs {
 		state := "unread"
 		if r.Read {
 			state = "read"
 		}
-		fmt.Fprintf(tw, "@%s\t%s\t%s\t%s\n", r.To, r.TS, state, summary(r.Msg))
+		box := ""
+		if len(boxes) > 1 {
+			box = r.Box + "\t"
+		}
+		fmt.Fprintf(tw, "@%s\t%s%s\t%s\t%s\n", r.To, box, r.TS, state, summary(r.Msg))
 	}
 	tw.Flush()
-	return ExitOK
+}
+
+// sentNotes says what the view lacks: boxes that gave no answer, and old lines
+// left out to keep the answer within one frame.
+func sentNotes(w io.Writer, list wire.ReceiptList) {
+	if len(list.Unanswered) > 0 {
+		fmt.Fprintf(w, "note: no answer from %s; lines filed on %s are not shown\n", strings.Join(list.Unanswered, ", "), plural(len(list.Unanswered), "that box", "those boxes"))
+	}
+	if list.Omitted > 0 {
+		fmt.Fprintf(w, "note: %d older %s left out to keep the answer within its size; sotd sent @handle shows one receiver's\n", list.Omitted, plural(list.Omitted, "line was", "lines were"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // summary is a message's first line, cut to 60 characters.

@@ -127,6 +127,14 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 		return func() (any, error) { return c.d.commFile(c.b, req) }, nil
 	case wire.OpRegistryList:
 		return c.d.registryList, nil
+	case wire.OpLinkStatus:
+		return c.d.linkStatus, nil
+	case wire.OpCommReceipts:
+		var req wire.CommReceipts
+		if err := wire.DecodePayload(env.Payload, &req); err != nil {
+			return nil, err
+		}
+		return func() (any, error) { return c.d.commReceipts(context.Background(), nil, req) }, nil
 	case wire.OpHello:
 		return nil, mail.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}

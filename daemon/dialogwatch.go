@@ -26,18 +26,11 @@ type dialogWatch struct {
 }
 
 func (w dialogWatch) run(ctx context.Context) error {
-	t := time.NewTicker(w.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return everyTick(ctx, w.every, func() {
 		if err := w.pass(); err != nil {
 			w.m.log.Debug("the dialog watch skipped a pass", "err", err)
 		}
-	}
+	})
 }
 
 // pass reads each watched row's screen once and writes what changed.

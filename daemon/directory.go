@@ -42,18 +42,11 @@ func (d *directory) up(c *link.Conn) {
 
 // run sends what changed, every d.every, until ctx ends.
 func (d *directory) run(ctx context.Context) error {
-	t := time.NewTicker(d.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return everyTick(ctx, d.every, func() {
 		d.mu.Lock()
 		d.syncLocked()
 		d.mu.Unlock()
-	}
+	})
 }
 
 func (d *directory) syncLocked() {

@@ -27,6 +27,7 @@ type network struct {
 	router *hub.Router  // serving links
 	keeper *link.Keeper // linking to a hub
 	dir    *directory   // ditto
+	book   *linkBook    // every link's state, for link.status and the page
 
 	// Set by start, before any request is served.
 	mgr    lockManager
@@ -38,7 +39,7 @@ type network struct {
 // dials until start.
 func (d *Daemon) newNetwork() *network {
 	role := roleOf(d.cfg.Home, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath}
+	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view)}
 	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
 		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
@@ -50,9 +51,10 @@ func (d *Daemon) newNetwork() *network {
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery}
 		n.keeper = &link.Keeper{
-			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, Log: d.log},
+			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnHealth: n.book.sampled, Log: d.log},
 			Resolve: n.resolve,
 			Up:      n.up,
+			Down:    n.book.down,
 		}
 	}
 	return n
@@ -104,7 +106,7 @@ func (n *network) serveLinks(ctx context.Context) error {
 		return err
 	}
 	srv, err := link.Listen(link.ServerConfig{
-		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, Log: n.log},
+		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log},
 		Identity: id,
 		Pins:     n.pins,
 		Addr:     hh.Addr,
@@ -127,24 +129,20 @@ func (n *network) serveLinks(ctx context.Context) error {
 			return err
 		}
 		n.router.Add(c)
-		n.d.view.setLink(c.Box(), true)
+		n.book.up(c)
 		watch.Go(func() {
 			<-c.Done()
 			n.router.Remove(c)
-			n.d.view.setLink(c.Box(), false)
+			n.book.down(c)
 		})
 	}
 }
 
 // up takes a guest's new link to its hub: the directory is sent on it, and the
-// page shows it up until it ends.
+// book shows it up until the keeper says it is down.
 func (n *network) up(c *link.Conn) {
 	n.dir.up(c)
-	n.d.view.setLink(c.Box(), true)
-	go func() {
-		<-c.Done()
-		n.d.view.setLink(c.Box(), false)
-	}()
+	n.book.up(c)
 }
 
 // pins asks hosts.toml, as it is now, which box a key is pinned to.
@@ -188,9 +186,12 @@ func (n *network) resolve() (link.Target, error) {
 }
 
 // handle answers a request that came over a link: a guest's forward on the hub,
-// the hub's offer on a guest. Whatever it says, it arrived forwarded, so it is
-// never forwarded or offered on by a guest.
-func (n *network) handle(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+// the hub's offer on a guest, or either's comm.receipts. Whatever it says, it
+// arrived forwarded, so it is never forwarded or offered on by a guest.
+func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload json.RawMessage) (any, error) {
+	if op == wire.OpCommReceipts {
+		return n.receipts(ctx, c, payload)
+	}
 	if op != wire.OpCommFile {
 		return nil, &wire.RemoteError{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
 	}

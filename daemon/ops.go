@@ -62,7 +62,6 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 		return res, err
 	}
 	d.filedNow()
-	d.filedTo(handle)
 	return res, nil
 }
 

@@ -74,3 +74,17 @@ func (s *supervisor) keep(ctx context.Context, svc service) {
 		}
 	}
 }
+
+// everyTick is a service's body that runs do once each period until ctx ends.
+func everyTick(ctx context.Context, period time.Duration, do func()) error {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		do()
+	}
+}

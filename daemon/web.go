@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/events"
-	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 )
@@ -39,19 +38,10 @@ type webView struct {
 	live    map[string]bool // as last published, so a heartbeat going stale is an event
 	rows    []web.Row
 	links   map[string]web.Link
-	// recount holds handles filed to since the watch last counted them: the
-	// count reads the unread lines, so it is done by the watch, never by the
-	// committer on the filing path.
-	recount map[string]bool
-}
-
-type fileStamp struct {
-	mod  time.Time
-	size int64
 }
 
 func newWebView(host string, now func() time.Time) *webView {
-	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, recount: map[string]bool{}}
+	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -106,41 +96,19 @@ func (v *webView) setUnread(handle string, n int) {
 	}
 }
 
-// filedTo asks the watch to recount handle's unread lines at its next look
-// (within watchEvery); a burst of filings costs one count per handle per look.
-func (d *Daemon) filedTo(handle string) {
-	d.view.mu.Lock()
-	d.view.recount[handle] = true
-	d.view.mu.Unlock()
-}
-
-// takeRecount returns the handles filed to since the last call.
-func (v *webView) takeRecount() []string {
+// handles lists the registry's agents as last read.
+func (v *webView) handles() []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	hs := slices.Collect(maps.Keys(v.recount))
-	clear(v.recount)
-	return hs
-}
-
-// countUnread publishes handle's unread count after a filing; a count that
-// cannot be read is left as it was, as the page is a view and the inbox the truth.
-func (d *Daemon) countUnread(f *filer.Filer, handle string) {
-	n, err := f.Unread(handle)
-	if err != nil {
-		d.log.Debug("the page's unread count was not updated", "handle", handle, "err", err)
-		return
-	}
-	d.view.setUnread(handle, n)
+	return slices.Collect(maps.Keys(v.entries))
 }
 
 // setLink records a link's health and publishes it.
-func (v *webView) setLink(peer string, up bool) {
+func (v *webView) setLink(l web.Link) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
-	l := web.Link{Peer: peer, Up: up, Since: v.now()}
 	v.mu.Lock()
-	v.links[peer] = l
+	v.links[l.Peer] = l
 	v.mu.Unlock()
 	v.bus.Publish(web.EvLink, l)
 }

@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 )
@@ -53,19 +51,19 @@ func (d *Daemon) kickPage() {
 	}
 }
 
-// watch looks at the rows and the registry every watchEvery, or at once when
-// kicked, and publishes what moved. The registry is read again only when its
-// mtime or size moved; liveness ages with the clock, so it is judged every look.
+// watch looks at the rows, the registry and the agents' inboxes every
+// watchEvery, or at once when kicked, and publishes what moved. The registry
+// is read again only when its file moved; liveness ages with the clock, so it
+// is judged every look.
 func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	var seen fileStamp
+	counted := map[string]mailStamp{}
 	for {
 		d.lookRows()
-		seen = d.lookRegistry(f, seen)
-		for _, h := range d.view.takeRecount() {
-			d.countUnread(f, h)
-		}
+		seen = d.lookRegistry(seen)
+		d.lookMail(f, counted)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -89,15 +87,10 @@ func (d *Daemon) lookRows() {
 }
 
 // lookRegistry reads the registry if it moved since seen, publishes the agents
-// that changed and their unread counts, and returns the stamp it read.
-func (d *Daemon) lookRegistry(f *filer.Filer, seen fileStamp) fileStamp {
-	st, err := os.Stat(d.cfg.Home.Registry())
-	if err != nil {
-		d.view.setAgents(nil)
-		return seen
-	}
-	now := fileStamp{mod: st.ModTime(), size: st.Size()}
-	if now == seen {
+// that changed, and returns the stamp it read.
+func (d *Daemon) lookRegistry(seen fileStamp) fileStamp {
+	now := stampOf(d.cfg.Home.Registry())
+	if now.absent() || now.same(seen) {
 		d.view.setAgents(nil)
 		return seen
 	}
@@ -108,23 +101,5 @@ func (d *Daemon) lookRegistry(f *filer.Filer, seen fileStamp) fileStamp {
 		return seen
 	}
 	d.view.setAgents(doc)
-	for h := range doc.Agents {
-		d.lookUnread(f, h)
-	}
 	return now
-}
-
-// lookUnread counts a handle's unread lines if it has an inbox here; reading
-// one that does not exist would leave a lock file behind for a handle that was
-// never mailed.
-func (d *Daemon) lookUnread(f *filer.Filer, handle string) {
-	p, err := d.cfg.Home.HandlePath(home.Inbox, handle)
-	if err != nil {
-		return
-	}
-	if _, err := os.Stat(p); err != nil {
-		d.view.setUnread(handle, 0)
-		return
-	}
-	d.countUnread(f, handle)
 }

@@ -72,6 +72,7 @@ type Report struct {
 func Run(e Env) Report {
 	doc, regErr := registry.Read(e.Home)
 	hosts := loadHosts(e.HostsPath)
+	links, linksErr := askLinks(e)
 	checks := []Check{
 		checkModes(e),
 		checkRegistry(e, doc, regErr),
@@ -80,8 +81,10 @@ func Run(e Env) Report {
 		checkHosts(hosts),
 		checkPins(e, hosts),
 		checkDaemon(e),
+		checkLinks(e, hosts, links, linksErr),
 		checkTools(e),
 		checkClock(e, doc),
+		checkSkew(hosts, links, linksErr),
 	}
 	r := Report{Healthy: true, Checks: checks}
 	for _, c := range checks {

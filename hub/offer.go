@@ -56,12 +56,12 @@ func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *mail.Refus
 		}
 		r.log.Debug("the directory's holder does not hold the handle; offering to every box", "to", req.To, "holder", holder.Box())
 	}
-	if res, ok := r.fanOut(ctx, r.peers(holder), req, &t); ok {
+	if res, ok := r.fanOut(ctx, r.Peers(holder), req, &t); ok {
 		return res, nil
 	}
 	var missing []string
 	if t.refusal == nil && t.silent == "" {
-		missing = r.notLinked()
+		missing = r.NotLinked()
 	}
 	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, missing)
 }

@@ -179,8 +179,9 @@ func (r *Router) holder(handle string) Peer {
 	return found
 }
 
-// peers is every linked box but skip.
-func (r *Router) peers(skip Peer) []Peer {
+// Peers is every linked box but skip (nil skips none), each over its current
+// link: whom an offer, or a request for every box such as comm.receipts, asks.
+func (r *Router) Peers(skip Peer) []Peer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ps := make([]Peer, 0, len(r.links))
@@ -192,8 +193,8 @@ func (r *Router) peers(skip Peer) []Peer {
 	return ps
 }
 
-// notLinked lists the boxes that should hold a link and hold none.
-func (r *Router) notLinked() []string {
+// NotLinked lists the boxes that should hold a link and hold none.
+func (r *Router) NotLinked() []string {
 	if r.cfg.ShouldLink == nil {
 		return nil
 	}

@@ -43,7 +43,13 @@ type Config struct {
 	// OnEvent gets the peer's control events other than heartbeats, in the order
 	// they came. It runs on the link's control reader, so it must not block.
 	OnEvent func(c *Conn, ev wire.Envelope)
-	Log     *slog.Logger
+	// OnHealth gets the link's health after each new timing sample, on the
+	// control reader as OnEvent does, so it must not block either.
+	OnHealth func(c *Conn, h Health)
+	Log      *slog.Logger
+	// Now is the clock heartbeats carry and the link's timing is taken by;
+	// default time.Now. Liveness is judged on the monotonic clock regardless.
+	Now func() time.Time
 
 	Heartbeat time.Duration // default HeartbeatEvery
 	QUICWait  time.Duration // default QUICWait
@@ -52,6 +58,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = HeartbeatEvery

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sotcomm/sotd/metrics"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -25,10 +26,12 @@ type Conn struct {
 	peer string // the box at the other end
 	car  carrier
 
-	slots  chan struct{} // this end's requests in flight
-	nextID atomic.Uint64
-	born   time.Time
-	heard  atomic.Int64 // time since born of the last control frame; monotonic
+	slots   chan struct{} // this end's requests in flight
+	nextID  atomic.Uint64
+	born    time.Time
+	heard   atomic.Int64 // time since born of the last control frame; monotonic
+	timing  timing
+	beatNow chan struct{} // the peer's first timed beat came: beat back now
 
 	ctx    context.Context // ends with the link; its cause is why
 	cancel context.CancelCauseFunc
@@ -38,13 +41,14 @@ type Conn struct {
 func newConn(cfg Config, peer string, car carrier) *Conn {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	c := &Conn{
-		cfg:    cfg,
-		log:    cfg.Log.With("box", peer, "transport", car.kind()),
-		peer:   peer,
-		car:    car,
-		slots:  make(chan struct{}, MaxInFlight),
-		ctx:    ctx,
-		cancel: cancel,
+		cfg:     cfg,
+		log:     cfg.Log.With("box", peer, "transport", car.kind()),
+		peer:    peer,
+		car:     car,
+		slots:   make(chan struct{}, MaxInFlight),
+		beatNow: make(chan struct{}, 1),
+		ctx:     ctx,
+		cancel:  cancel,
 	}
 	c.nextID.Store(helloID)
 	return c
@@ -63,6 +67,9 @@ func (c *Conn) Box() string { return c.peer }
 
 // Transport is "quic" or "ws".
 func (c *Conn) Transport() string { return c.car.kind() }
+
+// Health is the link's timing so far (see Health).
+func (c *Conn) Health() Health { return c.timing.health() }
 
 // Remote is the peer's network address.
 func (c *Conn) Remote() string { return c.car.remote() }
@@ -163,22 +170,31 @@ func (c *Conn) control() {
 			c.fail(closeProtocol, fmt.Errorf("%w: %s sent a %s %s frame on the control stream, which carries only events", ErrClosed, c.peer, env.Kind, env.Op))
 			return
 		case env.Op == wire.OpLinkHeartbeat:
+			c.heardBeat(env)
 		case c.cfg.OnEvent != nil:
 			c.cfg.OnEvent(c, env)
 		}
 	}
 }
 
-// heartbeat sends one beat each interval and ends the link once the peer has
-// said nothing for DeadAfter intervals.
+// heartbeat sends one beat at once, one each interval, and one more at once
+// when the peer's first timed beat comes, so the first sample is taken within
+// two round trips; it ends the link once the peer has said nothing for
+// DeadAfter intervals.
 func (c *Conn) heartbeat() {
 	every := c.cfg.Heartbeat
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
+		if err := c.SendEvent(wire.OpLinkHeartbeat, c.timing.beat(c.cfg.Now())); err != nil {
+			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
 		select {
 		case <-c.Done():
 			return
+		case <-c.beatNow:
+			continue
 		case <-t.C:
 		}
 		silent := time.Since(c.born) - time.Duration(c.heard.Load())
@@ -186,10 +202,29 @@ func (c *Conn) heartbeat() {
 			c.fail(closeDead, fmt.Errorf("%w: nothing from %s for %s (heartbeats every %s)", ErrClosed, c.peer, silent.Round(time.Millisecond), every))
 			return
 		}
-		if err := c.SendEvent(wire.OpLinkHeartbeat, nil); err != nil {
-			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
-			return
+	}
+}
+
+// heardBeat takes the peer's heartbeat: its timing, when it carries any. A
+// payload that does not decode is still a beat.
+func (c *Conn) heardBeat(env wire.Envelope) {
+	var b wire.LinkBeat
+	if len(env.Payload) > 0 && wire.DecodePayload(env.Payload, &b) != nil {
+		return
+	}
+	first, sampled, h := c.timing.heardBeat(b, c.cfg.Now())
+	if first {
+		select {
+		case c.beatNow <- struct{}{}:
+		default:
 		}
+	}
+	if !sampled {
+		return
+	}
+	metrics.LinkSample(c.peer, h.RTT, h.Offset)
+	if c.cfg.OnHealth != nil {
+		c.cfg.OnHealth(c, h)
 	}
 }
 

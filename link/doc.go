@@ -7,7 +7,11 @@
 // pins for the hub. Over QUIC (ALPN sot-comm/1) the guest opens one control
 // stream; its first frame is hello (role link, host = the guest's box, which must
 // be the box its key is pinned to, or the hub logs why and closes the link); then
-// both ends send heartbeats on it, and the guest its directory events. Every
+// both ends send heartbeats on it, and the guest its directory events. Each
+// heartbeat carries NTP's timestamps (wire.LinkBeat): its sender's clock, and
+// the last beat it heard with how long it held it, so each end takes the
+// link's round trip and the peer's clock offset from every beat that echoes
+// one of its own (Conn.Health); a bare beat, an older peer's, is still a beat. Every
 // request — a guest's forward, the hub's offer — is a stream of its own: one
 // request frame, one answer frame, both ends closed, so a request held up by an
 // inbox lock never delays another's answer.

@@ -46,13 +46,17 @@ type Keeper struct {
 	// Up, when set, gets each new link before Current shows it (the guest sends
 	// its directory there).
 	Up func(c *Conn)
+	// Down, when set, gets each link once it has ended and closed, on Run's
+	// goroutine, so nothing of it outlives Run.
+	Down func(c *Conn)
 
 	Now    func() time.Time                                 // default time.Now
 	Sleep  func(ctx context.Context, d time.Duration) error // default: a timer, ended by ctx
 	Jitter func() time.Duration                             // default: uniform in [0, MaxJitter)
 
-	mu  sync.Mutex
-	cur *Conn
+	mu      sync.Mutex
+	cur     *Conn
+	lastErr error // why the last attempt ended
 
 	linked bool // a link was up before, so the next one is a reconnect; Run's own
 }
@@ -62,6 +66,14 @@ func (k *Keeper) Current() *Conn {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.cur
+}
+
+// LastError is why the last attempt ended: the dial that failed, or the link
+// that went down. It is nil until one has.
+func (k *Keeper) LastError() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lastErr
 }
 
 func (k *Keeper) setCurrent(c *Conn) {
@@ -91,6 +103,9 @@ func (k *Keeper) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		k.mu.Lock()
+		k.lastErr = err
+		k.mu.Unlock()
 		wait := b.next(up) + jitter()
 		// A failure repeated word for word is logged once.
 		if msg := err.Error(); msg != lastErr {
@@ -134,6 +149,9 @@ func (k *Keeper) hold(ctx context.Context, now func() time.Time) (time.Duration,
 	}
 	k.setCurrent(nil)
 	c.Close()
+	if k.Down != nil {
+		k.Down(c)
+	}
 	return now().Sub(start), c.Err()
 }
 

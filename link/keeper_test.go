@@ -152,11 +152,24 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 		},
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}
+	var up, down *Conn
+	k.Up = func(c *Conn) { mu.Lock(); up = c; mu.Unlock() }
+	k.Down = func(c *Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Err() == nil {
+			t.Error("Down got a link that has not ended")
+		}
+		down = c
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx) }()
 	if !within(5*time.Second, func() bool { return k.Current() != nil }) {
 		t.Fatal("no link after hosts.toml was fixed")
+	}
+	if err := k.LastError(); err == nil || !contains(err.Error(), "where to link", "is not listed") {
+		t.Fatalf("LastError() = %v, want the failed attempt's hosts.toml error", err)
 	}
 	var got struct{ To string }
 	if err := k.Current().Call(ctx, "comm.file", map[string]string{"from": "a", "to": "b"}, &got); err != nil || got.To != "b@hub" {
@@ -168,6 +181,11 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 	}
 	if k.Current() != nil {
 		t.Fatal("Current() still shows a link after Run returned")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if up == nil || down != up {
+		t.Fatalf("Up got %p and Down %p by the time Run returned; want the one link both", up, down)
 	}
 }
 

@@ -14,6 +14,11 @@ import (
 // well under a millisecond, the protocol's inbox lock wait gives up at 2 s.
 var diskBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5}
 
+// Buckets for a link's round trip: loopback and a LAN are under a millisecond,
+// a WAN tens to hundreds, and a link slower than its 5 s heartbeat is about to
+// be judged dead.
+var rttBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+
 // set is every sotd_ metric. It is built at first use, not at package init:
 // every client verb runs in this binary, and building and registering the
 // collectors would cost each whole-process send about a millisecond it never uses.
@@ -22,6 +27,8 @@ type set struct {
 	filed, noticesTyped, streamResyncs prometheus.Counter
 	refused, linkReconnects            *prometheus.CounterVec
 	lockWait, fsync                    prometheus.Histogram
+	linkRTT                            *prometheus.HistogramVec
+	linkOffset                         *prometheus.GaugeVec
 }
 
 var metrics = sync.OnceValue(func() *set {
@@ -48,6 +55,17 @@ var metrics = sync.OnceValue(func() *set {
 		Name: "sotd_link_reconnects_total",
 		Help: "Times a link to a peer box was dialled again after it dropped.",
 	}, []string{"peer"})
+	// Links are labelled by the peer's box: only boxes hosts.toml pins are
+	// admitted, so the series are bounded by its [host.*] tables.
+	m.linkRTT = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sotd_link_rtt_seconds",
+		Help:    "Round trip of a link's heartbeat exchange, less the time the beat was held at the peer.",
+		Buckets: rttBuckets,
+	}, []string{"peer"})
+	m.linkOffset = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sotd_link_clock_offset_seconds",
+		Help: "The peer box's clock minus this box's, as last measured on the link's heartbeats (wrong by at most half the fastest recent round trip).",
+	}, []string{"peer"})
 	m.noticesTyped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sotd_notices_typed_total",
 		Help: "Mail notices typed into an agent's row.",
@@ -56,7 +74,7 @@ var metrics = sync.OnceValue(func() *set {
 		Name: "sotd_stream_resyncs_total",
 		Help: "Times a frontend event subscriber fell behind and was sent stream_resync and a fresh snapshot.",
 	})
-	m.reg.MustRegister(m.filed, m.refused, m.lockWait, m.fsync, m.linkReconnects, m.noticesTyped, m.streamResyncs)
+	m.reg.MustRegister(m.filed, m.refused, m.lockWait, m.fsync, m.linkReconnects, m.linkRTT, m.linkOffset, m.noticesTyped, m.streamResyncs)
 	return m
 })
 
@@ -78,6 +96,14 @@ func Fsync(d time.Duration) { metrics().fsync.Observe(d.Seconds()) }
 
 // LinkReconnect counts one re-dial of the link to peer.
 func LinkReconnect(peer string) { metrics().linkReconnects.WithLabelValues(peer).Inc() }
+
+// LinkSample records one timing sample of the link to peer: its round trip,
+// and the peer's clock offset as the link now reckons it.
+func LinkSample(peer string, rtt, offset time.Duration) {
+	m := metrics()
+	m.linkRTT.WithLabelValues(peer).Observe(rtt.Seconds())
+	m.linkOffset.WithLabelValues(peer).Set(offset.Seconds())
+}
 
 // NoticeTyped counts one mail notice typed into a row.
 func NoticeTyped() { metrics().noticesTyped.Inc() }

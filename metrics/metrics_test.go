@@ -58,6 +58,9 @@ func TestEveryRecorderMovesItsSample(t *testing.T) {
 		{"lock wait sum", func() { LockWait(2 * time.Second) }, "sotd_inbox_lock_wait_seconds_sum", 2},
 		{"fsync", func() { Fsync(time.Millisecond) }, "sotd_fsync_seconds_count", 1},
 		{"link reconnect", func() { LinkReconnect("nas") }, `sotd_link_reconnects_total{peer="nas"}`, 1},
+		{"link rtt", func() { LinkSample("nas", 3*time.Millisecond, -2*time.Second) }, `sotd_link_rtt_seconds_count{peer="nas"}`, 1},
+		{"link rtt sum", func() { LinkSample("nas", 250*time.Millisecond, 0) }, `sotd_link_rtt_seconds_sum{peer="nas"}`, 0.25},
+		{"link rtt bucket", func() { LinkSample("nas", 3*time.Millisecond, 0) }, `sotd_link_rtt_seconds_bucket{peer="nas",le="0.005"}`, 1},
 		{"notice typed", NoticeTyped, "sotd_notices_typed_total", 1},
 		{"stream resync", StreamResync, "sotd_stream_resyncs_total", 1},
 	}
@@ -73,6 +76,26 @@ func TestEveryRecorderMovesItsSample(t *testing.T) {
 				t.Fatalf("%s moved by %v, want %v", tc.sample, got, tc.by)
 			}
 		})
+	}
+}
+
+// The clock offset is a gauge: each sample replaces the last, per peer.
+func TestLinkOffsetIsTheLastSample(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	for _, tc := range []struct {
+		peer   string
+		offset time.Duration
+	}{
+		{"ahead", 1500 * time.Millisecond},
+		{"behind", -40 * time.Second},
+		{"ahead", -250 * time.Millisecond}, // ahead's clock was stepped back
+	} {
+		LinkSample(tc.peer, time.Millisecond, tc.offset)
+		sample := `sotd_link_clock_offset_seconds{peer="` + tc.peer + `"}`
+		if got := scrape(t, srv)[sample]; got != tc.offset.Seconds() {
+			t.Errorf("%s = %v after a sample of %s, want %v", sample, got, tc.offset, tc.offset.Seconds())
+		}
 	}
 }
 

@@ -10,9 +10,12 @@ func init() {
 	verbs["sent"] = verb{"show the lines this session sent and whether each was read", `
 usage: sotd sent [@handle] [--json]
 
-Lists the last 20 lines this session sent into each inbox this home holds (or
-only @handle's), with "read" once the receiver's cursor is past the line.
-Inboxes on other boxes are not shown yet.`, runSent}
+Lists the last 20 lines this session sent into each inbox (or only @handle's),
+with "read" once the receiver's cursor is past the line. This box's daemon
+asks every linked box too (a guest its hub, the hub the other boxes), and a
+box column appears when more than one box holds the lines; a box that gave no
+answer in time is named on a note line. With no daemon answering, only this
+home's inboxes are read, and stderr says so.`, runSent}
 }
 
 func runSent(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -16,9 +16,9 @@ usage: sotd serve [--http ADDR]
 
 Runs the daemon on $SOT_COMM_HOME (default ~/.sot-comm). With no hosts.toml it is
 a standalone hub. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
-overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on a
-loopback port chosen from the home's path (--http ADDR picks one, --http off
-serves none); "sotd url" prints its address.`, runServe},
+overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on
+the loopback address it last did, else a port chosen from the home's path
+(--http ADDR picks one, --http off serves none); "sotd url" prints its address.`, runServe},
 		"join": {"join the registry under this session's handle", `
 usage: sotd join [--name N] [--expertise "a, b"] [--repin]
 

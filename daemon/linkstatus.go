@@ -1,0 +1,146 @@
+package daemon
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/web"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// linkBook is this daemon's record of its links, by box: the one up now, since
+// when each came up or went down, and why the last one ended. link.status and
+// the status page are read from it.
+type linkBook struct {
+	now  func() time.Time
+	view *webView
+	born time.Time // when the daemon started: the since of a link never up
+
+	mu    sync.Mutex
+	boxes map[string]*linkEntry
+}
+
+type linkEntry struct {
+	conn    *link.Conn // nil while down
+	since   time.Time
+	lastErr string // why the last link ended; "" before one has
+}
+
+func newLinkBook(now func() time.Time, view *webView) *linkBook {
+	return &linkBook{now: now, view: view, born: now(), boxes: map[string]*linkEntry{}}
+}
+
+// up records a link that came up; a box that links again replaces its older
+// link, as the router does. The link's first sample may already be taken: it
+// is shown here, as sampled ignores a link not yet recorded. Each change is
+// published with b.mu held, so the page sees them in the order they were made.
+func (b *linkBook) up(c *link.Conn) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.entry(c.Box())
+	e.conn, e.since = c, now
+	l := web.Link{Peer: c.Box(), Up: true, Since: now}
+	if h := c.Health(); h.Samples > 0 {
+		l.RTTMillis = millis(h.RTT)
+	}
+	b.view.setLink(l)
+}
+
+// down records a link that ended, unless a newer one of its box is up.
+func (b *linkBook) down(c *link.Conn) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.entry(c.Box())
+	if e.conn != c {
+		return
+	}
+	e.conn, e.since = nil, now
+	if err := c.Err(); err != nil {
+		e.lastErr = err.Error()
+	}
+	b.view.setLink(web.Link{Peer: c.Box(), Up: false, Since: now})
+}
+
+// sampled shows a link's new round trip on the page (the link's OnHealth).
+func (b *linkBook) sampled(c *link.Conn, h link.Health) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.entry(c.Box()); e.conn == c {
+		b.view.setLink(web.Link{Peer: c.Box(), Up: true, RTTMillis: millis(h.RTT), Since: e.since})
+	}
+}
+
+// entry is box's record, made on first use; b.mu is held.
+func (b *linkBook) entry(box string) *linkEntry {
+	e := b.boxes[box]
+	if e == nil {
+		e = &linkEntry{since: b.born}
+		b.boxes[box] = e
+	}
+	return e
+}
+
+// states lists the links of should, and any other up now, sorted by box.
+// lastErr, when set, says why a box's link is down better than the book can
+// (a guest's failed dials never made a link to record).
+func (b *linkBook) states(should []string, lastErr func(box string) string) []wire.LinkState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	boxes := map[string]bool{}
+	for _, box := range should {
+		boxes[box] = true
+	}
+	for box, e := range b.boxes {
+		if e.conn != nil {
+			boxes[box] = true
+		}
+	}
+	out := []wire.LinkState{}
+	for _, box := range slices.Sorted(maps.Keys(boxes)) {
+		e := b.entry(box)
+		s := wire.LinkState{Box: box, Up: e.conn != nil, Since: e.since.UTC().Format(time.RFC3339Nano), LastError: e.lastErr}
+		if lastErr != nil {
+			s.LastError = lastErr(box)
+		}
+		if e.conn != nil {
+			s.Transport = e.conn.Transport()
+			if h := e.conn.Health(); h.Samples > 0 {
+				rtt, off := millis(h.RTT), millis(h.Offset)
+				s.RTTMillis, s.OffsetMillis = &rtt, &off
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// linkStatus answers link.status: the links this daemon's role should hold,
+// and how each is now.
+func (d *Daemon) linkStatus() (any, error) {
+	n := d.net
+	st := wire.LinkStatus{Role: wire.LinkRoleStandalone, Reason: n.role.Reason}
+	switch {
+	case n.router != nil:
+		st.Role = wire.LinkRoleHub
+		st.Links = n.book.states(n.shouldLink(), nil)
+	case n.keeper != nil:
+		st.Role = wire.LinkRoleGuest
+		st.Links = n.book.states([]string{n.role.LinkTo}, func(string) string {
+			if err := n.keeper.LastError(); err != nil {
+				return err.Error()
+			}
+			return ""
+		})
+	default:
+		st.Links = []wire.LinkState{}
+	}
+	return st, nil
+}

@@ -1,0 +1,207 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// maxReceiptAsks bounds the boxes one comm.receipts asks at once.
+const maxReceiptAsks = 16
+
+// commReceipts is a sender's receipts across the boxes this daemon reaches:
+// its own home's, then, by role, the hub's (a guest's request that was not
+// forwarded) or every other linked box's (on the hub; asker, the box that
+// asked over a link, is not asked back). The home's own answer comes first, so
+// a refused request (a bad handle, an unreadable registry) asks no one.
+func (d *Daemon) commReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
+	own, err := mail.Receipts(d.cfg.Home, d.cfg.Host, req)
+	if err != nil {
+		return wire.ReceiptList{}, mail.AsRefusal(err)
+	}
+	parts := []wire.ReceiptList{{Receipts: own}}
+	if d.net != nil {
+		parts = append(parts, d.net.askReceipts(ctx, asker, req)...)
+	}
+	return mergeReceipts(parts, req.PerReceiver()), nil
+}
+
+// receipts answers a comm.receipts that came over a link. Like comm.file, it
+// arrived forwarded, so a guest asks no one on.
+func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
+	var req wire.CommReceipts
+	if err := wire.DecodePayload(payload, &req); err != nil {
+		return nil, &wire.RemoteError{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
+	}
+	req.Forwarded = true
+	res, err := n.d.commReceipts(ctx, asker, req)
+	if err != nil {
+		r := mail.AsRefusal(err)
+		return nil, &wire.RemoteError{Op: wire.OpCommReceipts, Code: r.Code, Sentence: r.Sentence}
+	}
+	return res, nil
+}
+
+// askReceipts asks the boxes this daemon's role reaches, one answer each.
+func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
+	switch {
+	case n.router != nil:
+		var skip hub.Peer
+		if asker != nil {
+			skip = asker
+		}
+		peers := n.router.Peers(skip)
+		slices.SortFunc(peers, func(a, b hub.Peer) int { return strings.Compare(a.Box(), b.Box()) })
+		parts := n.askAll(ctx, peers, req, wire.ReceiptsWait)
+		var missing []string
+		for _, b := range n.router.NotLinked() {
+			if asker == nil || b != asker.Box() {
+				missing = append(missing, b)
+			}
+		}
+		return append(parts, wire.ReceiptList{Unanswered: missing})
+	case n.keeper != nil && !req.Forwarded:
+		c := n.keeper.Current()
+		if c == nil {
+			return []wire.ReceiptList{{Unanswered: []string{n.role.LinkTo}}}
+		}
+		// The hub's own bound on its boxes, and the hop back.
+		return n.askAll(ctx, []hub.Peer{c}, req, wire.ReceiptsWait+forwardGrace)
+	}
+	return nil
+}
+
+// askAll asks every peer at once, at most maxReceiptAsks in flight, all within
+// wait; a box that refuses, or has not answered by then, is named unanswered.
+func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	req.Forwarded = true
+	out := make([]wire.ReceiptList, len(peers))
+	slots := make(chan struct{}, maxReceiptAsks)
+	var wg sync.WaitGroup
+	for i, p := range peers {
+		wg.Go(func() {
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-ctx.Done():
+				out[i] = wire.ReceiptList{Unanswered: []string{p.Box()}}
+				return
+			}
+			out[i] = n.askOne(ctx, p, req)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts) wire.ReceiptList {
+	var res wire.ReceiptList
+	if err := p.Call(ctx, wire.OpCommReceipts, req, &res); err != nil {
+		n.log.Info("a box gave no receipts", "box", p.Box(), "from", req.From, "err", err)
+		return wire.ReceiptList{Unanswered: []string{p.Box()}}
+	}
+	for i := range res.Receipts {
+		if res.Receipts[i].Box == "" {
+			res.Receipts[i].Box = p.Box()
+		}
+	}
+	return res
+}
+
+// mergeReceipts joins the boxes' answers, the first part (this home's) first:
+// each line once, by its message id in its inbox, or, for a line filed with
+// none, by its time and text (boxes sharing a home see one inbox); by receiver
+// then time, the last max per receiver; then held to wire.ReceiptsBudget.
+func mergeReceipts(parts []wire.ReceiptList, max int) wire.ReceiptList {
+	type key struct{ to, id, ts, msg string }
+	seen := map[key]bool{}
+	var res wire.ReceiptList
+	for _, p := range parts {
+		for _, r := range p.Receipts {
+			k := key{to: r.To, id: r.ID}
+			if r.ID == "" {
+				k.ts, k.msg = r.TS, r.Msg
+			}
+			if !seen[k] {
+				seen[k] = true
+				res.Receipts = append(res.Receipts, r)
+			}
+		}
+		res.Unanswered = append(res.Unanswered, p.Unanswered...)
+		res.Omitted += p.Omitted
+	}
+	slices.Sort(res.Unanswered)
+	res.Unanswered = slices.Compact(res.Unanswered)
+	slices.SortStableFunc(res.Receipts, func(a, b wire.Receipt) int {
+		if c := strings.Compare(a.To, b.To); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TS, b.TS)
+	})
+	res.Receipts = lastPerReceiver(res.Receipts, max)
+	var over int
+	res.Receipts, over = fitBudget(res.Receipts, wire.ReceiptsBudget)
+	res.Omitted += over
+	return res
+}
+
+// lastPerReceiver keeps the last max receipts of each receiver, in order.
+func lastPerReceiver(rs []wire.Receipt, max int) []wire.Receipt {
+	left := map[string]int{} // receipts of each receiver from here on
+	for _, r := range rs {
+		left[r.To]++
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if left[r.To] <= max {
+			out = append(out, r)
+		}
+		left[r.To]--
+	}
+	return out
+}
+
+// fitBudget keeps, in their order, the newest receipts whose JSON together
+// fits within budget bytes, and counts the older ones left out.
+func fitBudget(rs []wire.Receipt, budget int) ([]wire.Receipt, int) {
+	size := make([]int, len(rs))
+	total := 0
+	for i, r := range rs {
+		b, _ := json.Marshal(r)
+		size[i] = len(b) + 1 // its comma
+		total += size[i]
+	}
+	if total <= budget {
+		return rs, 0
+	}
+	byAge := make([]int, len(rs))
+	for i := range byAge {
+		byAge[i] = i
+	}
+	slices.SortStableFunc(byAge, func(a, b int) int { return strings.Compare(rs[b].TS, rs[a].TS) })
+	keep := make([]bool, len(rs))
+	for _, i := range byAge {
+		if size[i] > budget {
+			break
+		}
+		keep[i] = true
+		budget -= size[i]
+	}
+	out := make([]wire.Receipt, 0, len(rs))
+	for i, r := range rs {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out, len(rs) - len(out)
+}

@@ -1,0 +1,247 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/wire"
+)
+
+func receipts(t testing.TB, b *netBox, req wire.CommReceipts) (wire.ReceiptList, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got wire.ReceiptList
+	err := b.dial(t).Call(ctx, wire.OpCommReceipts, req, &got)
+	return got, err
+}
+
+// receiptBoxes starts hub hb (hank), guests ga (alice, ann) and gb (bob), and
+// gs, a guest that shares hb's home, so it sees the hub's inboxes as its own.
+// hosts.toml also names gx, a frontend box that never links.
+func receiptBoxes(t testing.TB) (hb, ga, gb, gs *netBox) {
+	t.Setenv(home.EnvSocket, "")
+	live := testNow.Add(-time.Minute)
+	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
+	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live, "ann": live})
+	bh, bk := boxHome(t, "gb", map[string]time.Time{"bob": live})
+	sid, err := identity.Load(hh, "gs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := filepath.Join(t.TempDir(), "hosts.toml")
+	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n", freeUDP(t), hk)
+	for _, g := range [][2]string{{"ga", ak}, {"gb", bk}, {"gs", sid.Fingerprint()}, {"gx", "ed25519:neverlinks"}} {
+		toml += fmt.Sprintf("[host.%s]\ndaemon = true\nfrontend = true\nkey = %q\n", g[0], g[1])
+	}
+	if err := os.WriteFile(hosts, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hb = startBox(t, hh, "hb", hosts)
+	ga = startBox(t, ah, "ga", hosts)
+	gb = startBox(t, bh, "gb", hosts)
+	gs = startBox(t, hh, "gs", hosts)
+	waitFor(t, "every guest to link", func() bool {
+		return slices.Equal(hb.d.net.router.Linked(), []string{"ga", "gb", "gs"})
+	})
+	return hb, ga, gb, gs
+}
+
+// brief is a receipt as the tests compare it: who, which box, read or not, what.
+func brief(rs []wire.Receipt) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("@%s %s %t %s", r.To, r.Box, r.Read, r.Msg))
+	}
+	return out
+}
+
+func TestReceiptsAcrossBoxes(t *testing.T) {
+	hb, ga, gb, gs := receiptBoxes(t)
+	send := func(b *netBox, from, to, text string) {
+		t.Helper()
+		if res, err := call(t, b.dial(t), wire.CommFile{From: from, To: to, Text: text, ID: "ID-" + strings.ReplaceAll(text, " ", "-")}); err != nil || !res.OK {
+			t.Fatalf("comm.file to @%s = %+v, %v", to, res, err)
+		}
+	}
+	send(ga, "alice", "bob", "to bob")
+	send(ga, "alice", "hank", "to hank")
+	send(ga, "alice", "ann", "to ann")
+	send(hb, "hank", "bob", "not alice's")
+	// A line filed before ids, which hb and gs both see in their one home.
+	if _, err := filer.New(hb.home).Append("hank", []filer.Line{{From: "alice", To: "hank", Msg: "legacy", TS: "2026-05-29T18:04:00Z"}}); err != nil {
+		t.Fatal(err)
+	}
+	unread := []string{"@ann ga false to ann", "@bob gb false to bob", "@hank hb false to hank", "@hank hb false legacy"}
+	for _, b := range []*netBox{ga, gb, hb, gs} {
+		got, err := receipts(t, b, wire.CommReceipts{From: "alice"})
+		if err != nil {
+			t.Fatalf("comm.receipts on %s: %v", b.name, err)
+		}
+		want := unread
+		if b == gs {
+			// gs's own home is hb's: it answers for those inboxes first.
+			want = []string{"@ann ga false to ann", "@bob gb false to bob", "@hank gs false to hank", "@hank gs false legacy"}
+		}
+		if !slices.Equal(brief(got.Receipts), want) || !slices.Equal(got.Unanswered, []string{"gx"}) {
+			t.Fatalf("comm.receipts on %s = %q, unanswered %q; want %q, unanswered [gx]", b.name, brief(got.Receipts), got.Unanswered, want)
+		}
+	}
+
+	// bob polls on gb: his cursor passes the line.
+	f := filer.New(gb.home)
+	batch, err := f.ReadNew("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit("bob", batch); err != nil {
+		t.Fatal(err)
+	}
+	got, err := receipts(t, ga, wire.CommReceipts{From: "alice", To: "bob"})
+	if err != nil || !slices.Equal(brief(got.Receipts), []string{"@bob gb true to bob"}) {
+		t.Fatalf("comm.receipts for @bob after his poll = %q, %v; want it read", brief(got.Receipts), err)
+	}
+}
+
+func TestReceiptsRefusals(t *testing.T) {
+	_, ga, _, _ := receiptBoxes(t)
+	for _, tc := range []struct {
+		name string
+		req  wire.CommReceipts
+		says string
+	}{
+		{"the sender is not a handle", wire.CommReceipts{From: "../alice"}, "the sender is not a handle"},
+		{"the receiver is not a handle", wire.CommReceipts{From: "alice", To: "a/b"}, "not a handle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := receipts(t, ga, tc.req)
+			wantRefusal(t, err, wire.CodeBadHandle, tc.says)
+		})
+	}
+}
+
+func TestReceiptsWithoutTheHub(t *testing.T) {
+	hb, ga, _, _ := receiptBoxes(t)
+	if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "ann", Text: "kept here"}); err != nil || !res.OK {
+		t.Fatalf("comm.file = %+v, %v", res, err)
+	}
+	if err := hb.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.keeper.Current() == nil })
+	start := time.Now()
+	got, err := receipts(t, ga, wire.CommReceipts{From: "alice"})
+	if err != nil || !slices.Equal(brief(got.Receipts), []string{"@ann ga false kept here"}) || !slices.Equal(got.Unanswered, []string{"hb"}) {
+		t.Fatalf("comm.receipts with no hub = %q, unanswered %q, %v; want ga's own line and hb unanswered", brief(got.Receipts), got.Unanswered, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("with no link, the answer took %s", took)
+	}
+}
+
+func TestMergeReceipts(t *testing.T) {
+	r := func(to, id, msg, box string) wire.Receipt {
+		return wire.Receipt{To: to, ID: id, Msg: msg, TS: "2026-05-29T18:0" + msg[len(msg)-1:] + ":00Z", Box: box}
+	}
+	for _, tc := range []struct {
+		name  string
+		parts []wire.ReceiptList
+		max   int
+		want  []string
+		unans []string
+	}{
+		{
+			name: "a line two boxes see is kept once, as the first part has it",
+			parts: []wire.ReceiptList{
+				{Receipts: []wire.Receipt{r("b", "X", "m1", "own")}},
+				{Receipts: []wire.Receipt{r("b", "X", "m1", "other"), r("b", "Y", "m2", "other")}},
+			},
+			max:  20,
+			want: []string{"@b own false m1", "@b other false m2"},
+		},
+		{
+			name: "a line with no id is one line by its time and text",
+			parts: []wire.ReceiptList{
+				{Receipts: []wire.Receipt{r("b", "", "m1", "own"), r("b", "", "n1", "own")}},
+				{Receipts: []wire.Receipt{r("b", "", "m1", "other")}},
+			},
+			max:  20,
+			want: []string{"@b own false m1", "@b own false n1"},
+		},
+		{
+			name: "one id in two inboxes is two lines",
+			parts: []wire.ReceiptList{
+				{Receipts: []wire.Receipt{r("b", "X", "m1", "own")}},
+				{Receipts: []wire.Receipt{r("c", "X", "m1", "other")}},
+			},
+			max:  20,
+			want: []string{"@b own false m1", "@c other false m1"},
+		},
+		{
+			name: "by receiver, then time, the last max of each",
+			parts: []wire.ReceiptList{
+				{Receipts: []wire.Receipt{r("c", "1", "m3", "own"), r("b", "2", "m2", "own")}},
+				{Receipts: []wire.Receipt{r("c", "3", "m1", "g"), r("b", "4", "m1", "g"), r("c", "5", "m4", "g")}},
+			},
+			max:  2,
+			want: []string{"@b g false m1", "@b own false m2", "@c own false m3", "@c g false m4"},
+		},
+		{
+			name:  "unanswered boxes, each once, sorted",
+			parts: []wire.ReceiptList{{}, {Unanswered: []string{"gx", "gb"}}, {Unanswered: []string{"gb"}}},
+			max:   20,
+			unans: []string{"gb", "gx"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mergeReceipts(tc.parts, tc.max)
+			if !slices.Equal(brief(got.Receipts), tc.want) || !slices.Equal(got.Unanswered, tc.unans) {
+				t.Fatalf("merge = %q, unanswered %q; want %q, %q", brief(got.Receipts), got.Unanswered, tc.want, tc.unans)
+			}
+		})
+	}
+}
+
+func TestFitBudgetKeepsTheNewest(t *testing.T) {
+	var rs []wire.Receipt
+	for i := range 10 {
+		rs = append(rs, wire.Receipt{To: "b", Msg: strings.Repeat("x", 100), TS: fmt.Sprintf("2026-05-29T18:00:%02dZ", i), ID: fmt.Sprint(i)})
+	}
+	one := len(`{"to":"b","msg":"` + strings.Repeat("x", 100) + `","ts":"2026-05-29T18:00:00Z","id":"0","read":false},`)
+	for _, tc := range []struct {
+		name     string
+		budget   int
+		kept     int
+		firstKey string
+	}{
+		{"all fit", 10 * one, 10, "0"},
+		{"the three newest fit", 3*one + one/2, 3, "7"},
+		{"none fits", one - 1, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, left := fitBudget(slices.Clone(rs), tc.budget)
+			if len(got) != tc.kept || left != 10-tc.kept || (tc.kept > 0 && got[0].ID != tc.firstKey) {
+				t.Fatalf("fitBudget kept %d (first %+v), left out %d; want %d from id %s", len(got), got, left, tc.kept, tc.firstKey)
+			}
+		})
+	}
+	// Over the budget, the answer still fits one frame.
+	var big []wire.Receipt
+	for i := range 2000 {
+		big = append(big, wire.Receipt{To: fmt.Sprint("h", i%100), Msg: strings.Repeat("é", wire.ReceiptMsg/2), TS: "2026-05-29T18:00:00Z", ID: fmt.Sprint(i)})
+	}
+	res := mergeReceipts([]wire.ReceiptList{{Receipts: big}}, wire.ReceiptsMax)
+	frame, err := wire.EncodeFrame(1, wire.KindRes, wire.OpCommReceipts, res)
+	if err != nil || len(frame) > wire.MaxFrame || res.Omitted == 0 || res.Omitted+len(res.Receipts) != len(big) {
+		t.Fatalf("a merged answer of %d receipts: frame %d bytes, %v; %d kept, %d left out", len(big), len(frame), err, len(res.Receipts), res.Omitted)
+	}
+}

@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"os"
+	"slices"
+
+	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
+)
+
+// fileStamp is how a file looked when it was last read; the zero stamp is a
+// file that does not exist.
+type fileStamp struct{ fi os.FileInfo }
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi}
+}
+
+func (s fileStamp) absent() bool { return s.fi == nil }
+
+// same reports whether nothing moved: a file replaced by rename (a cursor, the
+// registry) is another file even with the same size within one mtime tick.
+func (s fileStamp) same(o fileStamp) bool {
+	if s.absent() || o.absent() {
+		return s.absent() == o.absent()
+	}
+	return os.SameFile(s.fi, o.fi) && s.fi.Size() == o.fi.Size() && s.fi.ModTime().Equal(o.fi.ModTime())
+}
+
+// mailStamp is how a handle's inbox and read cursor looked when its unread
+// lines were counted: nothing else moves the count.
+type mailStamp struct{ inbox, cursor fileStamp }
+
+func (m mailStamp) same(o mailStamp) bool { return m.inbox.same(o.inbox) && m.cursor.same(o.cursor) }
+
+// lookMail publishes the unread count of each agent whose inbox or cursor moved
+// since it was last counted (counted holds those stamps). The files are the
+// only witness: a client on this box appends and polls without the daemon (the
+// protocol's route 1), so the daemon's own filings are a part of what moves them.
+func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailStamp) {
+	hs := d.view.handles()
+	for h := range counted {
+		if !slices.Contains(hs, h) {
+			delete(counted, h) // a handle that joins again is counted again
+		}
+	}
+	for _, h := range hs {
+		now, ok := d.mailStampOf(h)
+		if old, seen := counted[h]; !ok || seen && old.same(now) {
+			continue
+		}
+		if now.inbox.absent() {
+			// Reading an inbox that does not exist would leave a lock file
+			// behind for a handle that was never mailed.
+			d.view.setUnread(h, 0)
+		} else if !d.countUnread(f, h) {
+			continue // counted again at the next look
+		}
+		counted[h] = now
+	}
+}
+
+func (d *Daemon) mailStampOf(handle string) (mailStamp, bool) {
+	inbox, err := d.cfg.Home.HandlePath(home.Inbox, handle)
+	if err != nil {
+		return mailStamp{}, false
+	}
+	cursor, err := d.cfg.Home.HandlePath(home.Cursor, handle)
+	if err != nil {
+		return mailStamp{}, false
+	}
+	return mailStamp{stampOf(inbox), stampOf(cursor)}, true
+}
+
+// countUnread publishes handle's unread count and reports whether it could be
+// read; one that cannot is left as it was, as the page is a view and the inbox
+// the truth.
+func (d *Daemon) countUnread(f *filer.Filer, handle string) bool {
+	n, err := f.Unread(handle)
+	if err != nil {
+		d.log.Debug("the page's unread count was not updated", "handle", handle, "err", err)
+		return false
+	}
+	d.view.setUnread(handle, n)
+	return true
+}

@@ -192,3 +192,41 @@ func TestListenAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestListenWhereTheLastListenerWas restarts a home's listener: with no address
+// chosen it takes the one the last listener recorded, even a fallback port while
+// the default is free again, so a page left open reconnects to the same URL.
+func TestListenWhereTheLastListenerWas(t *testing.T) {
+	h, _ := home.At(t.TempDir())
+	busy, err := net.Listen("tcp", DefaultAddr(h))
+	if err != nil {
+		t.Skipf("the default port is already taken on this box: %v", err)
+	}
+	listen := func() string {
+		t.Helper()
+		s, err := New(Config{Home: h, Host: "box", Backend: newFake(View{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Listen(); err != nil {
+			t.Fatal(err)
+		}
+		addr := s.Addr()
+		s.ln.Close()
+		return addr
+	}
+	first := listen()
+	if first == DefaultAddr(h) {
+		t.Fatal("listened on the taken default port")
+	}
+	busy.Close()
+	if again := listen(); again != first {
+		t.Fatalf("the restarted listener is on %s, want %s where the last one was", again, first)
+	}
+	if err := os.WriteFile(AddrFile(h, "box"), []byte("0.0.0.0:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := listen(); got != DefaultAddr(h) {
+		t.Fatalf("with a recorded address that is not loopback the listener is on %s, want the default %s", got, DefaultAddr(h))
+	}
+}

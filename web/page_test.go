@@ -3,10 +3,10 @@
 package web
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/chromium"
 )
 
 // The status page in a real browser: it renders the snapshot, an agent that
@@ -24,36 +24,30 @@ func TestStatusPageInChromium(t *testing.T) {
 		Rows:   []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
 		Links:  []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
 	})
-	b := openBrowser(t, r.srv.URL())
+	b := chromium.Open(t, r.srv.URL())
 
-	b.waitDOM(`document.getElementById("conn").textContent`, "live")
-	b.waitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")
-	b.waitDOM(`document.querySelector("#agent-alice .age").textContent`, "2m ago")
-	b.waitDOM(`document.querySelector("#row-r1 .phase").textContent`, "running")
-	b.waitDOM(`document.querySelector("#link-nas .up").textContent`, "up")
+	b.WaitDOM(`document.getElementById("conn").textContent`, "live")
+	b.WaitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")
+	b.WaitDOM(`document.querySelector("#agent-alice .age").textContent`, "2m ago")
+	b.WaitDOM(`document.querySelector("#row-r1 .phase").textContent`, "running")
+	b.WaitDOM(`document.querySelector("#link-nas .up").textContent`, "up")
 
 	r.fake.join(Agent{Handle: "bob", Host: "nas", Live: true, State: "blocked", Summary: "which schema?", StatusAt: now})
-	b.waitDOM(`document.querySelector("#box-nas #agent-bob .state").textContent`, "blocked")
-	b.waitDOM(`document.querySelector("#agent-bob .unread").textContent`, "0")
+	b.WaitDOM(`document.querySelector("#box-nas #agent-bob .state").textContent`, "blocked")
+	b.WaitDOM(`document.querySelector("#agent-bob .unread").textContent`, "0")
 	r.fake.unread("bob", 3)
-	b.waitDOM(`document.querySelector("#agent-bob .unread").textContent`, "3")
+	b.WaitDOM(`document.querySelector("#agent-bob .unread").textContent`, "3")
 
-	dir := os.Getenv("SOTD_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	shot := filepath.Join(dir, "status-page.png")
-	b.screenshot(shot)
-	t.Logf("screenshot: %s", shot)
+	b.KeepScreenshot("status-page.png")
 
 	// The daemon restarts on the same address with a new agent: the page
 	// reconnects and starts again from the new daemon's snapshot.
 	addr := r.srv.Addr()
 	r.stop()
-	b.waitDOM(`document.getElementById("conn").textContent`, "reconnecting")
+	b.WaitDOM(`document.getElementById("conn").textContent`, "reconnecting")
 	again := runServer(t, r.home, addr, newFake(View{Host: "box", Agents: []Agent{{Handle: "carol", Host: "box", Live: true, State: "idle"}}}), 0)
-	b.waitDOM(`document.querySelector("#agent-carol .state").textContent`, "idle")
-	b.waitDOM(`String(document.getElementById("agent-bob"))`, "null")
+	b.WaitDOM(`document.querySelector("#agent-carol .state").textContent`, "idle")
+	b.WaitDOM(`String(document.getElementById("agent-bob"))`, "null")
 	again.fake.unread("carol", 1)
-	b.waitDOM(`document.querySelector("#agent-carol .unread").textContent`, "1")
+	b.WaitDOM(`document.querySelector("#agent-carol .unread").textContent`, "1")
 }

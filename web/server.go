@@ -25,7 +25,7 @@ const DefaultBuffer = 256
 type Config struct {
 	Home    home.Home
 	Host    string // this box; names the run/<host>/ files and the default fe@<host>
-	Addr    string // a loopback host:port; "" asks for DefaultAddr, then any free port
+	Addr    string // a loopback host:port; "" asks for the last one, then DefaultAddr, then any free port
 	Backend Backend
 	Buffer  int // events a subscriber may fall behind by; 0 means DefaultBuffer
 	Log     *slog.Logger
@@ -66,24 +66,25 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // URL is the status page with its token.
 func (s *Server) URL() string { return pageURL(s.Addr(), s.token) }
 
-// Listen binds the loopback address and records it in run/<host>/http.addr. A
-// default address that is taken (another program, another home that hashed to
-// the same port) falls back to any free port; an address the caller chose
-// does not.
+// Listen binds the loopback address and records it in run/<host>/http.addr.
+// An address the caller chose is the only one asked for. Otherwise the one
+// recorded there is asked for first, so a page left open finds a restarted
+// daemon again, then the default; both taken (another program, another home
+// that hashed to the same port), any free port is.
 func (s *Server) Listen() error {
-	addr := s.cfg.Addr
-	if addr == "" {
-		addr = DefaultAddr(s.cfg.Home)
-	}
-	if err := checkLoopback(addr); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil && s.cfg.Addr == "" {
-		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	var ln net.Listener
+	var err error
+	for _, addr := range s.candidates() {
+		if err = checkLoopback(addr); err != nil {
+			return err
+		}
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		err = fmt.Errorf("listen for the status page on %s: %w; choose another port", addr, err)
 	}
 	if err != nil {
-		return fmt.Errorf("listen for the status page on %s: %w; choose another port", addr, err)
+		return err
 	}
 	if err := home.WriteAtomic(AddrFile(s.cfg.Home, s.cfg.Host), []byte(ln.Addr().String()+"\n")); err != nil {
 		ln.Close()
@@ -91,6 +92,20 @@ func (s *Server) Listen() error {
 	}
 	s.ln = ln
 	return nil
+}
+
+// candidates are the addresses Listen asks for, in order.
+func (s *Server) candidates() []string {
+	if s.cfg.Addr != "" {
+		return []string{s.cfg.Addr}
+	}
+	var out []string
+	if b, err := os.ReadFile(AddrFile(s.cfg.Home, s.cfg.Host)); err == nil {
+		if last := strings.TrimSpace(string(b)); checkLoopback(last) == nil {
+			out = append(out, last)
+		}
+	}
+	return append(out, DefaultAddr(s.cfg.Home), "127.0.0.1:0")
 }
 
 // checkLoopback refuses an address other boxes could reach: the token is a

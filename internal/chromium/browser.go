@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package web
+package chromium
 
 import (
 	"bufio"
@@ -20,15 +20,19 @@ import (
 	"github.com/coder/websocket"
 )
 
-// browser is a headless Chromium driven over the DevTools protocol.
-type browser struct {
-	t   *testing.T
+// Browser is one headless Chromium attached to its page.
+type Browser struct {
+	t   testing.TB
 	cmd *exec.Cmd
 	ws  *websocket.Conn
 	id  int
 }
 
-func findChromium(t *testing.T) string {
+// Binary is the Chromium on PATH. Without one the test is skipped, except
+// under CI, which installs Debian's chromium and so fails instead of passing
+// by skipping.
+func Binary(t testing.TB) string {
+	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
@@ -41,9 +45,11 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// openBrowser starts Chromium on url and attaches to its page.
-func openBrowser(t *testing.T, url string) *browser {
-	bin := findChromium(t)
+// Open starts Chromium on url and attaches to its page; the test's end kills
+// it and every helper process it started.
+func Open(t testing.TB, url string) *Browser {
+	t.Helper()
+	bin := Binary(t)
 	prof := t.TempDir()
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -52,11 +58,11 @@ func openBrowser(t *testing.T, url string) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &browser{t: t, cmd: cmd}
+	b := &Browser{t: t, cmd: cmd}
 	t.Cleanup(b.close)
 
 	var port string
-	waitFor(t, 20*time.Second, "Chromium's DevToolsActivePort", func() bool {
+	WaitFor(t, 20*time.Second, "Chromium's DevToolsActivePort", func() bool {
 		f, err := os.Open(filepath.Join(prof, "DevToolsActivePort"))
 		if err != nil {
 			return false
@@ -69,7 +75,7 @@ func openBrowser(t *testing.T, url string) *browser {
 		return port != ""
 	})
 	var wsURL string
-	waitFor(t, 10*time.Second, "the page target", func() bool {
+	WaitFor(t, 10*time.Second, "the page target", func() bool {
 		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
 		if err != nil {
 			return false
@@ -96,7 +102,7 @@ func openBrowser(t *testing.T, url string) *browser {
 	return b
 }
 
-func (b *browser) close() {
+func (b *Browser) close() {
 	if b.ws != nil {
 		b.ws.CloseNow()
 	}
@@ -104,8 +110,8 @@ func (b *browser) close() {
 	b.cmd.Wait()
 }
 
-// call runs one DevTools method and returns its result.
-func (b *browser) call(method string, params any) json.RawMessage {
+// Call runs one DevTools method and returns its result.
+func (b *Browser) Call(method string, params any) json.RawMessage {
 	b.t.Helper()
 	b.id++
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -135,32 +141,55 @@ func (b *browser) call(method string, params any) json.RawMessage {
 	}
 }
 
-// eval returns a JavaScript expression's value on the page, as a string.
-func (b *browser) eval(expr string) string {
+// Eval returns a JavaScript expression's value on the page, as a string.
+func (b *Browser) Eval(expr string) string {
 	b.t.Helper()
 	var r struct {
 		Result struct {
 			Value any `json:"value"`
 		} `json:"result"`
 	}
-	json.Unmarshal(b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}), &r)
+	json.Unmarshal(b.Call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}), &r)
 	return fmt.Sprint(r.Result.Value)
 }
 
-// waitDOM waits until expr is want on the page.
-func (b *browser) waitDOM(expr, want string) {
+// WaitDOM waits up to 20 s until expr is want on the page; a failure names the
+// value it had last.
+func (b *Browser) WaitDOM(expr, want string) {
 	b.t.Helper()
-	var got string
-	waitFor(b.t, 20*time.Second, fmt.Sprintf("%s == %q (last %q)", expr, want, got), func() bool {
-		got = b.eval(expr)
-		return got == want
-	})
+	const within = 20 * time.Second
+	got := b.Eval(expr)
+	for end := time.Now().Add(within); got != want; got = b.Eval(expr) {
+		if time.Now().After(end) {
+			b.t.Fatalf("waited %v for %s == %q; it is %q", within, expr, want, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
-func (b *browser) screenshot(path string) {
+// EnvArtifacts names the directory CI keeps test artifacts in.
+const EnvArtifacts = "SOTD_ARTIFACTS"
+
+// KeepScreenshot saves the page as it is rendered now as name in
+// $SOTD_ARTIFACTS, else in the test's temporary directory, logs where, and
+// returns the path.
+func (b *Browser) KeepScreenshot(name string) string {
+	b.t.Helper()
+	dir := os.Getenv(EnvArtifacts)
+	if dir == "" {
+		dir = b.t.TempDir()
+	}
+	path := filepath.Join(dir, name)
+	b.Screenshot(path)
+	b.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// Screenshot writes the page as it is rendered now to path as a PNG.
+func (b *Browser) Screenshot(path string) {
 	b.t.Helper()
 	var r struct{ Data string }
-	json.Unmarshal(b.call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
+	json.Unmarshal(b.Call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
 	png, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil || len(png) < 8 || string(png[1:4]) != "PNG" {
 		b.t.Fatalf("screenshot is not a PNG (%d bytes, %v)", len(png), err)
@@ -170,7 +199,8 @@ func (b *browser) screenshot(path string) {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+// WaitFor polls ok every 50 ms until it holds, failing the test after d.
+func WaitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	for end := time.Now().Add(d); !ok(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {

@@ -33,13 +33,18 @@ func (w dialogWatch) run(ctx context.Context) error {
 	})
 }
 
-// pass reads each watched row's screen once and writes what changed.
+// pass reads each watched row's screen once and writes what changed. The
+// registry is read first: while no row's turn runs nor shows a dialog, the
+// rows are not even listed (a tmux listing is a process of its own).
 func (w dialogWatch) pass() error {
-	infos, err := w.m.b.List()
+	doc, err := registry.Read(w.m.home)
 	if err != nil {
 		return err
 	}
-	doc, err := registry.Read(w.m.home)
+	if !w.anyWatched(doc) {
+		return nil
+	}
+	infos, err := w.m.b.List()
 	if err != nil {
 		return err
 	}
@@ -49,10 +54,10 @@ func (w dialogWatch) pass() error {
 			continue
 		}
 		h, e := w.m.handleOf(doc, ri.Spec)
-		if e == nil || (e.Floor == "" && e.Dialog == "") {
+		if e == nil || !watched(e) {
 			continue
 		}
-		s, err := w.m.b.Screen(ri.Spec.ID)
+		s, err := w.m.b.Text(ri.Spec.ID)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -73,4 +78,18 @@ func (w dialogWatch) pass() error {
 		w.m.signal()
 	}
 	return errors.Join(errs...)
+}
+
+// watched reports whether e's screen is read: its turn runs, or a dialog is
+// recorded that may be gone.
+func watched(e *registry.Entry) bool { return e.Floor != "" || e.Dialog != "" }
+
+// anyWatched reports whether any handle bound to a row on this box is watched.
+func (w dialogWatch) anyWatched(doc *registry.Doc) bool {
+	for _, e := range doc.Agents {
+		if e.Host == w.m.host && e.WorkspaceID != "" && watched(e) {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wake"
 )
@@ -36,43 +37,73 @@ func cpuUsed(tb testing.TB) time.Duration {
 	return total
 }
 
-// BenchmarkWakeIdleRows is the daemon's wake loop over 50 real fake-agent rows
-// idle at their prompts with no unread mail, one pass per op, as it runs every
-// 2 s: it lists the rows, reads the registry and counts 50 inboxes. It reports
-// CPU seconds a minute (getrusage of the process and its waited-for children;
-// the tmux server's own share is not counted). Goal: ≤ 0.6.
-func BenchmarkWakeIdleRows(b *testing.B) {
-	const n = 50
+// benchKinds is the PTY backend, and tmux where it is installed.
+func benchKinds() []backendKind {
 	kinds := []backendKind{{"pty", func(testing.TB) func(home.Home, string, rows.Options) rows.Backend {
 		return func(_ home.Home, _ string, opt rows.Options) rows.Backend { return rows.NewPTY(opt) }
 	}}}
 	if _, err := exec.LookPath("tmux"); err == nil {
 		kinds = append(kinds, backendKind{"tmux", tmuxBackend})
 	}
-	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			h := newHome(b)
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			backend := k.make(b)(h, "box", rows.Options{})
-			m := newRowsManager(h, "box", log, time.Now, backend)
-			defer m.close()
-			for i := range n {
-				spawn, _ := fakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
-				ref, err := m.spawn(spawn)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer m.destroy(ref.WorkspaceID)
+	return kinds
+}
+
+// readyRows runs n fake-agent Claude rows, handles Idle-00…, on a new home and
+// waits until all are Ready at their prompts; the benchmark's end removes them.
+func readyRows(b *testing.B, k backendKind, n int) (*rowsManager, rows.Backend, home.Home) {
+	h := newHome(b)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	backend := k.make(b)(h, "box", rows.Options{})
+	m := newRowsManager(h, "box", log, time.Now, backend)
+	b.Cleanup(m.close)
+	for i := range n {
+		spawn, _ := fakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
+		ref, err := m.spawn(spawn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { m.destroy(ref.WorkspaceID) })
+	}
+	waitFor(b, fmt.Sprintf("%d Ready rows", n), func() bool {
+		ready := 0
+		for _, r := range (WakeRows{m}).List() {
+			if r.Ready {
+				ready++
 			}
-			waitFor(b, "50 Ready rows", func() bool {
-				ready := 0
-				for _, r := range (WakeRows{m}).List() {
-					if r.Ready {
-						ready++
-					}
-				}
-				return ready == n
-			})
+		}
+		return ready == n
+	})
+	return m, backend, h
+}
+
+// reportCPU reports the CPU seconds a minute that do costs when it runs every
+// period (getrusage of the process and its waited-for children), and the tmux
+// server's own share where there is one.
+func reportCPU(b *testing.B, backend rows.Backend, period time.Duration, do func()) {
+	server := tmuxServerCPU(b, backend)
+	before, serverBefore, passes := cpuUsed(b), server(), 0
+	for b.Loop() {
+		do()
+		passes++
+	}
+	cpu, serverCPU := cpuUsed(b)-before, server()-serverBefore
+	perMinute := func(d time.Duration) float64 { return d.Seconds() / float64(passes) * float64(time.Minute/period) }
+	b.ReportMetric(perMinute(cpu), "cpu-s/min")
+	if serverBefore >= 0 {
+		b.ReportMetric(perMinute(serverCPU), "tmux-server-cpu-s/min")
+	}
+}
+
+// BenchmarkWakeIdleRows is the daemon's wake loop over 50 real fake-agent rows
+// idle at their prompts with no unread mail, one pass per op, as it runs every
+// 2 s: it lists the rows, reads the registry and counts 50 inboxes. It reports
+// CPU seconds a minute (getrusage of the process and its waited-for children;
+// the tmux server's own share is reported apart). Goal: ≤ 0.6.
+func BenchmarkWakeIdleRows(b *testing.B) {
+	for _, k := range benchKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			m, backend, h := readyRows(b, k, 50)
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			loop := m.wakeLoop(filer.New(h), nil)
 			loop.Log = log
 			ticks := make(chan time.Time)
@@ -81,21 +112,42 @@ func BenchmarkWakeIdleRows(b *testing.B) {
 			done := make(chan error)
 			go func() { done <- loop.Run(ctx) }()
 			ticks <- time.Now() // the first pass, with its restart look at every row, is over
-			server := tmuxServerCPU(b, backend)
-			before, serverBefore, passes := cpuUsed(b), server(), 0
-			for b.Loop() {
-				ticks <- time.Now() // taken once the pass before it is over
-				passes++
-			}
-			cpu, serverCPU := cpuUsed(b)-before, server()-serverBefore
+			// Each tick is taken once the pass before it is over.
+			reportCPU(b, backend, wake.Every, func() { ticks <- time.Now() })
 			cancel()
 			<-done
-			perMinute := func(d time.Duration) float64 { return d.Seconds() / float64(passes) * float64(time.Minute/wake.Every) }
-			b.ReportMetric(perMinute(cpu), "cpu-s/min")
-			if serverBefore >= 0 {
-				b.ReportMetric(perMinute(serverCPU), "tmux-server-cpu-s/min")
-			}
 		})
+	}
+}
+
+// BenchmarkDialogWatch is the dialog watch's pass every DialogEvery over 50
+// Claude rows: idle ones (no turn, so no screen is read) and working ones
+// (a turn runs in each, so each screen is read and tested).
+func BenchmarkDialogWatch(b *testing.B) {
+	for _, k := range benchKinds() {
+		for _, working := range []bool{false, true} {
+			name := k.name + "/idle"
+			if working {
+				name = k.name + "/working"
+			}
+			b.Run(name, func(b *testing.B) {
+				m, backend, h := readyRows(b, k, 50)
+				if working {
+					for i := range 50 {
+						st := registry.Status{Verb: registry.VerbPrompt, Text: registry.FloorUser, HasText: true}
+						if err := registry.WriteStatus(h, fmt.Sprintf("Idle-%02d", i), st, time.Now(), registry.Ruled()); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				w := dialogWatch{m: m, every: DialogEvery}
+				reportCPU(b, backend, DialogEvery, func() {
+					if err := w.pass(); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
 	}
 }
 

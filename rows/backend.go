@@ -58,6 +58,9 @@ type Backend interface {
 	Discover() ([]RowInfo, error)
 	// Screen is what the row shows now, cell attributes and cursor included.
 	Screen(id string) (*screen.Screen, error)
+	// Text is what the row shows now without cell attributes (nothing is
+	// dim): enough to read its words, and cheaper where Screen must replay.
+	Text(id string) (*screen.Screen, error)
 	// Input types data into the row as keys typed by a person: '\r' is Enter.
 	// Writes to one row are serialized.
 	Input(id string, data []byte) error

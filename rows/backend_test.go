@@ -92,6 +92,14 @@ func TestFakeAgentRow(t *testing.T) {
 		if !slices.ContainsFunc(lines(s), func(l string) bool { return strings.TrimRight(l, " ") == "> "+typed }) {
 			t.Errorf("the submitted line is not shown above the box:\n%s", rowstest.Text(s))
 		}
+		// Text shows the same words and cursor, without attributes.
+		txt, err := b.Text(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(lines(txt), lines(s)) || txt.CursorRow != s.CursorRow || txt.CursorCol != s.CursorCol {
+			t.Errorf("Text, cursor %d,%d:\n%s\nwant Screen's, cursor %d,%d:\n%s", txt.CursorRow, txt.CursorCol, rowstest.Text(txt), s.CursorRow, s.CursorCol, rowstest.Text(s))
+		}
 
 		if err := b.Stop(id); err != nil {
 			t.Fatal(err)
@@ -333,6 +341,7 @@ func TestUnknownRow(t *testing.T) {
 		for name, call := range map[string]func() error{
 			"Info":   func() error { _, err := b.Info("ws-none"); return err },
 			"Screen": func() error { _, err := b.Screen("ws-none"); return err },
+			"Text":   func() error { _, err := b.Text("ws-none"); return err },
 			"Input":  func() error { return b.Input("ws-none", []byte("x")) },
 			"Stop":   func() error { return b.Stop("ws-none") },
 			"Remove": func() error { return b.Remove("ws-none") },

@@ -166,6 +166,10 @@ func (p *PTY) Screen(id string) (*screen.Screen, error) {
 	return snapshot(r.emu, pos.Y, pos.X), nil
 }
 
+// Text implements Backend: the emulator's cells cost no more with their
+// attributes.
+func (p *PTY) Text(id string) (*screen.Screen, error) { return p.Screen(id) }
+
 // Input implements Backend.
 func (p *PTY) Input(id string, data []byte) error {
 	r, err := p.row(id)

@@ -15,13 +15,25 @@ import (
 // Screen implements Backend. The pane is captured with its escape sequences
 // and replayed into a VT emulator of the pane's size, which gives the cells'
 // attributes (dim) and wide characters exactly as the PTY backend reads them.
-func (t *Tmux) Screen(id string) (*screen.Screen, error) {
+func (t *Tmux) Screen(id string) (*screen.Screen, error) { return t.capture(id, true) }
+
+// Text implements Backend. The pane's plain capture is read as text: no
+// emulator is made (each allocates a 4 MiB parser buffer), which is most of a
+// Screen's cost.
+func (t *Tmux) Text(id string) (*screen.Screen, error) { return t.capture(id, false) }
+
+// capture reads the pane, with its attributes when attrs is set.
+func (t *Tmux) capture(id string, attrs bool) (*screen.Screen, error) {
 	if err := CheckID(id); err != nil {
 		return nil, err
 	}
+	pane := []string{"capture-pane", "-p", "-t", target(id)}
+	if attrs {
+		pane = append(pane, "-e")
+	}
 	out, err := t.srv.run(seq(
 		[]string{"display-message", "-p", "-t", target(id), captureHead},
-		[]string{"capture-pane", "-p", "-e", "-t", target(id)},
+		pane,
 	)...)
 	if errors.Is(err, errNoServer) {
 		err = ErrNoRow
@@ -29,7 +41,7 @@ func (t *Tmux) Screen(id string) (*screen.Screen, error) {
 	if err != nil {
 		return nil, t.gone(id, err)
 	}
-	s, ours, err := parseCapture(out)
+	s, ours, err := parseCapture(out, attrs)
 	if err == nil && !ours {
 		err = fmt.Errorf("session %s on %s was not started by a daemon (it has no row spec): %w", id, t.srv.socket, ErrNoRow)
 	}
@@ -44,12 +56,16 @@ const captureHead = "#{cursor_x} #{cursor_y} #{pane_width} #{pane_height} #{?@so
 // emulator allocate without end; rows are 120x40 unless Options say otherwise.
 const maxCells = 2000
 
-// parseCapture reads the captureHead line and the captured pane after it.
-func parseCapture(out []byte) (s *screen.Screen, ours bool, err error) {
+// parseCapture reads the captureHead line and the captured pane after it,
+// replaying its escape sequences when attrs is set, else as plain text.
+func parseCapture(out []byte, attrs bool) (s *screen.Screen, ours bool, err error) {
 	head, body, _ := strings.Cut(string(out), "\n")
 	var cx, cy, w, h, row int
 	if _, err := fmt.Sscanf(head, "%d %d %d %d %d", &cx, &cy, &w, &h, &row); err != nil || w <= 0 || h <= 0 || w > maxCells || h > maxCells {
 		return nil, false, fmt.Errorf("tmux printed %q for the pane's cursor and size", head)
+	}
+	if !attrs {
+		return screen.FromText(strings.Split(strings.TrimSuffix(body, "\n"), "\n"), w, h, cy, cx), row == 1, nil
 	}
 	e := vt.NewEmulator(w, h)
 	// The capture ends every line with a bare LF; the emulator needs CR LF to

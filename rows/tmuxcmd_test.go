@@ -62,6 +62,23 @@ func capture(head string, lines ...string) []byte {
 	return []byte(head + "\n" + strings.Join(lines, "\n") + "\n")
 }
 
+// A plain capture (Text) is read as text: widths as FromText measures them,
+// a line wider than the pane cut, no emulator.
+func TestParseCapturePlain(t *testing.T) {
+	s, ours, err := parseCapture(capture("3 1 8 3 0", "❯\u00a0漢x", " Do you?", "0123456789"), false)
+	if err != nil || ours {
+		t.Fatalf("parseCapture = %v, ours=%v; want a screen of a session that is no row", err, ours)
+	}
+	if s.Cols != 8 || s.Rows != 3 || s.CursorRow != 1 || s.CursorCol != 3 {
+		t.Fatalf("geometry %dx%d cursor %d,%d, want 8x3 cursor 1,3", s.Cols, s.Rows, s.CursorRow, s.CursorCol)
+	}
+	for r, want := range []string{"❯\u00a0漢x   ", " Do you?", "01234567"} {
+		if got := s.Line(r); got != want {
+			t.Errorf("line %d = %q, want %q", r, got, want)
+		}
+	}
+}
+
 func TestParseCapture(t *testing.T) {
 	rule := strings.Repeat("─", 10)
 	s, ours, err := parseCapture(capture("2 2 10 6 1",
@@ -71,7 +88,7 @@ func TestParseCapture(t *testing.T) {
 		"❯\u00a0漢x",          //
 		"0123456789AB",       // wider than the pane: cut, not wrapped
 		"\x1b[1mbold\x1b[0m", //
-	))
+	), true)
 	if err != nil || !ours {
 		t.Fatalf("parseCapture = %v, ours=%v", err, ours)
 	}
@@ -97,7 +114,7 @@ func TestParseCapture(t *testing.T) {
 
 func TestParseCaptureRefusesBadGeometry(t *testing.T) {
 	for _, head := range []string{"", "1 2 x 4 1", "0 0 0 5 1", "0 0 10 -1 1", "0 0 10 5", fmt.Sprintf("0 0 %d 5 1", maxCells+1)} {
-		if _, _, err := parseCapture(capture(head, "a")); err == nil {
+		if _, _, err := parseCapture(capture(head, "a"), true); err == nil {
 			t.Errorf("parseCapture took geometry %q", head)
 		}
 	}
@@ -108,7 +125,7 @@ func FuzzParseCapture(f *testing.F) {
 	f.Add([]byte("3 1 5 3 1\n\x1b[2mx\x1b[22m\n漢字漢字漢字\n\n\n\n"))
 	f.Add([]byte("9 9 2 2 0\n\x1b[38;5;1m\x1b]8;;x\x07y\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, _, err := parseCapture(b)
+		s, _, err := parseCapture(b, true)
 		if err != nil {
 			return
 		}

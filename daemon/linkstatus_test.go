@@ -92,8 +92,8 @@ func TestLinkStatusByRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the hub to see gb's link end", func() bool { return !linkOf(t, linkStatus(t, hb.rig), "gb").Up })
-	if l := linkOf(t, linkStatus(t, hb.rig), "gb"); l.LastError == "" || l.RTTMillis != nil || l.Transport != "" {
-		t.Errorf("gb after it stopped: %+v; want down with why", l)
+	if l := linkOf(t, linkStatus(t, hb.rig), "gb"); !strings.Contains(l.LastError, "closed by gb") || l.RTTMillis != nil || l.Transport != "" {
+		t.Errorf("gb after it stopped: %+v; want down, closed by gb", l)
 	}
 	// The hub stops: the guest names its hub down, and keeps trying.
 	if err := hb.stop(t); err != nil {
@@ -103,7 +103,9 @@ func TestLinkStatusByRole(t *testing.T) {
 		l := linkOf(t, linkStatus(t, ga.rig), "hb")
 		return !l.Up && l.LastError != ""
 	})
-	t.Logf("ga's link to its stopped hub: %+v", linkOf(t, linkStatus(t, ga.rig), "hb"))
+	if l := linkOf(t, linkStatus(t, ga.rig), "hb"); !strings.Contains(l.LastError, "closed by hb") {
+		t.Errorf("ga's link to its stopped hub: %+v; want it closed by hb", l)
+	}
 }
 
 func TestLinkStatusStandalone(t *testing.T) {

@@ -83,7 +83,7 @@ func (c *Conn) Err() error { return context.Cause(c.ctx) }
 // Close ends the link and waits until nothing of it runs; every handler must
 // have honoured its ctx.
 func (c *Conn) Close() error {
-	c.fail(closeNormal, fmt.Errorf("%w: closed by this box", ErrClosed))
+	c.fail(closeNormal, fmt.Errorf("%w: closed by %s", ErrClosed, c.cfg.Box))
 	c.wg.Wait()
 	return nil
 }

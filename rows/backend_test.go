@@ -195,13 +195,8 @@ func TestWideDraft(t *testing.T) {
 
 func TestAgentExitsOnItsOwn(t *testing.T) {
 	eachBackend(t, rows.Options{}, func(t *testing.T, b rows.Backend) {
-		spec, _ := agentSpec(t)
-		info, err := b.Start(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		info, _ := startAtPrompt(t, b)
 		id := info.Spec.ID
-		rowstest.WaitScreen(t, b, id, wait, "the prompt", atPrompt(""))
 		if err := b.Input(id, []byte("/exit 3\r")); err != nil {
 			t.Fatal(err)
 		}
@@ -296,13 +291,8 @@ func testStarting(t *testing.T, b rows.Backend, clock *testutil.Clock) {
 
 func TestConcurrentInputsDoNotInterleave(t *testing.T) {
 	eachBackend(t, rows.Options{}, func(t *testing.T, b rows.Backend) {
-		spec, log := agentSpec(t)
-		info, err := b.Start(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		info, log := startAtPrompt(t, b)
 		id := info.Spec.ID
-		rowstest.WaitScreen(t, b, id, wait, "the prompt", atPrompt(""))
 		words := []string{"alpha;", "bravo\x7f", "charlie\r", "delta-delta", "echo\techo"}
 		errs := make(chan error, len(words))
 		for _, w := range words {

@@ -164,3 +164,16 @@ func groupGone(pgid int) bool {
 func processGone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
+
+// startAtPrompt starts the fake agent as a row of b and waits until it shows
+// its prompt; it returns the row and the agent's byte log.
+func startAtPrompt(t *testing.T, b rows.Backend) (rows.RowInfo, string) {
+	t.Helper()
+	spec, log := agentSpec(t)
+	info, err := b.Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.WaitScreen(t, b, info.Spec.ID, wait, "the prompt", atPrompt(""))
+	return info, log
+}

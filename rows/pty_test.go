@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/rows"
-	"github.com/sotcomm/sotd/rows/rowstest"
 )
 
 // Close ends every PTY row: nothing of them outlives the daemon. goleak, in
@@ -15,12 +14,7 @@ func TestPTYCloseEndsRows(t *testing.T) {
 	b := rows.NewPTY(rows.Options{})
 	var pids []int
 	for range 2 {
-		spec, _ := agentSpec(t)
-		info, err := b.Start(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rowstest.WaitScreen(t, b, info.Spec.ID, wait, "the prompt", atPrompt(""))
+		info, _ := startAtPrompt(t, b)
 		pids = append(pids, info.Pid)
 	}
 	if err := b.Close(); err != nil {

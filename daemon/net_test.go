@@ -59,17 +59,6 @@ func boxHome(t testing.TB, box string, agents map[string]time.Time) (home.Home, 
 	return h, id.Fingerprint()
 }
 
-// freeUDP is a loopback UDP address nothing listens on.
-func freeUDP(t testing.TB) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	return pc.LocalAddr().String()
-}
-
 func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
@@ -109,7 +98,7 @@ func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
 	hosts := filepath.Join(t.TempDir(), "hosts.toml")
 	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n"+
 		"[host.ga]\ndaemon = true\nfrontend = true\nkey = %q\n[host.gb]\ndaemon = true\nfrontend = true\nkey = %q\n"+
-		"[host.gx]\nfrontend = true\nkey = \"ed25519:neverlinks\"\n", freeUDP(t), hk, ak, bk)
+		"[host.gx]\nfrontend = true\nkey = \"ed25519:neverlinks\"\n", testutil.FreeUDP(t), hk, ak, bk)
 	if err := os.WriteFile(hosts, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}

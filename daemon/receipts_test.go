@@ -13,6 +13,7 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -39,7 +40,7 @@ func receiptBoxes(t testing.TB) (hb, ga, gb, gs *netBox) {
 		t.Fatal(err)
 	}
 	hosts := filepath.Join(t.TempDir(), "hosts.toml")
-	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n", freeUDP(t), hk)
+	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n", testutil.FreeUDP(t), hk)
 	for _, g := range [][2]string{{"ga", ak}, {"gb", bk}, {"gs", sid.Fingerprint()}, {"gx", "ed25519:neverlinks"}} {
 		toml += fmt.Sprintf("[host.%s]\ndaemon = true\nfrontend = true\nkey = %q\n", g[0], g[1])
 	}

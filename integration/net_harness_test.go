@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -47,7 +48,7 @@ func onOwnDisk(t testing.TB) {
 func newNetwork(t testing.TB, guests ...string) *network {
 	t.Helper()
 	onOwnDisk(t)
-	n := &network{t: t, boxes: map[string]*box{}, daemons: map[string]*daemon{}, keys: map[string]string{}, quic: freeUDP(t), ws: freeTCP(t)}
+	n := &network{t: t, boxes: map[string]*box{}, daemons: map[string]*daemon{}, keys: map[string]string{}, quic: testutil.FreeUDP(t), ws: freeTCP(t)}
 	n.hub = n.add("hb")
 	for _, g := range guests {
 		n.add(g)
@@ -215,16 +216,6 @@ func (b *box) inboxIDs(handle string) map[string]int {
 	return ids
 }
 
-func freeUDP(t testing.TB) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	return pc.LocalAddr().String()
-}
-
 func freeTCP(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -233,18 +224,6 @@ func freeTCP(t testing.TB) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-// silentUDP is a UDP address whose packets go unanswered, as where UDP is
-// blocked on the way: a QUIC handshake there never completes.
-func silentUDP(t testing.TB) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	return pc.LocalAddr().String()
 }
 
 // tcpProxy relays TCP connections to target; cut drops every connection and

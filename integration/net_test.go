@@ -12,6 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -300,7 +301,7 @@ func TestLinkCutByAProxyReconnects(t *testing.T) {
 	proxy := startProxy(t, n.ws)
 	n.writeHosts("hb", n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...))
 	n.writeHosts("gb", n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...))
-	n.writeHosts("ga", n.hostsTOML(silentUDP(t), proxy.addr, guests("ga", "gb")...))
+	n.writeHosts("ga", n.hostsTOML(testutil.SilentUDP(t), proxy.addr, guests("ga", "gb")...))
 	n.start("ga", "gb")
 	ga, gb := n.boxes["ga"], n.boxes["gb"]
 	ga.must("alice", "join")

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestBackoffSchedule(t *testing.T) {
@@ -46,7 +48,7 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 	var (
 		mu     sync.Mutex
 		now    = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-		target = Target{Identity: gid, Hub: "hub", Addr: silentUDP(t), Key: hid.Fingerprint()}
+		target = Target{Identity: gid, Hub: "hub", Addr: testutil.SilentUDP(t), Key: hid.Fingerprint()}
 		h      *hub
 		waits  []time.Duration
 		ups    int

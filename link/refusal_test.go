@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestRefusedLinksGetNothing(t *testing.T) {
@@ -86,7 +87,7 @@ func TestDialFallsBackToWebSocketOnlyWhenQUICDoesNotGetThrough(t *testing.T) {
 	}
 
 	blocked := h.target(gid)
-	blocked.Addr = silentUDP(t)
+	blocked.Addr = testutil.SilentUDP(t)
 	start := time.Now()
 	c, err := Dial(ctx, cfg, blocked)
 	if err != nil {

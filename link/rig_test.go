@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -168,18 +167,6 @@ func within(d time.Duration, cond func() bool) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return cond()
-}
-
-// silentUDP is a UDP address where packets go unanswered: a QUIC handshake to
-// it never completes, as when UDP is blocked on the way.
-func silentUDP(t testing.TB) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	return pc.LocalAddr().String()
 }
 
 func contains(s string, subs ...string) bool {

@@ -116,6 +116,10 @@ func startRig(t *testing.T, tune ...func(*Daemon)) *rig {
 
 func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
 	t.Helper()
+	// Made before the daemon, the test's temp folder (where fakeSpawn puts a
+	// row's folder and byte log) is removed only after the daemon has stopped
+	// and its rows have ended.
+	t.TempDir()
 	logs := &testutil.SyncBuffer{}
 	d, err := New(Config{Home: h, Host: "box", Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
 	if err != nil {

@@ -72,6 +72,10 @@ func eachBackend(t *testing.T, opt rows.Options, f func(t *testing.T, b rows.Bac
 	for _, k := range kinds(t) {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
+			// The test's temp folder is made before the backend, so it is removed
+			// after the backend's cleanup has ended every row: an agent starting
+			// late under load would otherwise make its log in a folder being removed.
+			t.TempDir()
 			f(t, k.make(t, opt))
 		})
 	}

@@ -48,33 +48,44 @@ func (w dialogWatch) pass() error {
 	if err != nil {
 		return err
 	}
-	var errs []error
+	type row struct {
+		id, handle string
+		e          *registry.Entry
+	}
+	var rs []row
+	var ids []string
 	for _, ri := range infos {
 		if ri.Spec.Agent != rows.Claude || ri.Phase != rows.Ready {
 			continue
 		}
-		h, e := w.m.handleOf(doc, ri.Spec)
-		if e == nil || !watched(e) {
-			continue
+		if h, e := w.m.handleOf(doc, ri.Spec); e != nil && watched(e) {
+			rs = append(rs, row{ri.Spec.ID, h, e})
+			ids = append(ids, ri.Spec.ID)
 		}
-		s, err := w.m.b.Text(ri.Spec.ID)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	}
+	screens, err := w.m.b.Texts(ids)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range rs {
+		s, ok := screens[r.id]
+		if !ok {
+			continue // ended since the listing
 		}
 		st := registry.Status{Verb: registry.VerbResumed}
 		title, shown := wake.Dialog(s, false)
 		switch {
-		case shown && title != e.Dialog:
+		case shown && title != r.e.Dialog:
 			st = registry.Status{Verb: registry.VerbDialog, Text: title, HasText: true}
-		case shown || e.Dialog == "":
+		case shown || r.e.Dialog == "":
 			continue
 		}
-		if err := registry.WriteStatus(w.m.home, h, st, w.m.now(), registry.Ruled()); err != nil {
+		if err := registry.WriteStatus(w.m.home, r.handle, st, w.m.now(), registry.Ruled()); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		w.m.log.Info("a Claude row's dialog", "row", ri.Spec.ID, "handle", h, "event", st.Verb, "dialog", st.Text)
+		w.m.log.Info("a Claude row's dialog", "row", r.id, "handle", r.handle, "event", st.Verb, "dialog", st.Text)
 		w.m.signal()
 	}
 	return errors.Join(errs...)

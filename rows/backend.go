@@ -58,9 +58,10 @@ type Backend interface {
 	Discover() ([]RowInfo, error)
 	// Screen is what the row shows now, cell attributes and cursor included.
 	Screen(id string) (*screen.Screen, error)
-	// Text is what the row shows now without cell attributes (nothing is
-	// dim): enough to read its words, and cheaper where Screen must replay.
-	Text(id string) (*screen.Screen, error)
+	// Texts is what each row shows now without cell attributes (nothing is
+	// dim): enough to read its words, and cheaper than a Screen each. A row
+	// that is gone is left out.
+	Texts(ids []string) (map[string]*screen.Screen, error)
 	// Input types data into the row as keys typed by a person: '\r' is Enter.
 	// Writes to one row are serialized.
 	Input(id string, data []byte) error

@@ -92,13 +92,18 @@ func TestFakeAgentRow(t *testing.T) {
 		if !slices.ContainsFunc(lines(s), func(l string) bool { return strings.TrimRight(l, " ") == "> "+typed }) {
 			t.Errorf("the submitted line is not shown above the box:\n%s", rowstest.Text(s))
 		}
-		// Text shows the same words and cursor, without attributes.
-		txt, err := b.Text(id)
+		// Texts shows the same words and cursor, without attributes, and leaves
+		// out a row that is not there.
+		texts, err := b.Texts([]string{"ws-none", id})
 		if err != nil {
 			t.Fatal(err)
 		}
+		txt, ok := texts[id]
+		if len(texts) != 1 || !ok {
+			t.Fatalf("Texts = %v, want only %s", texts, id)
+		}
 		if !slices.Equal(lines(txt), lines(s)) || txt.CursorRow != s.CursorRow || txt.CursorCol != s.CursorCol {
-			t.Errorf("Text, cursor %d,%d:\n%s\nwant Screen's, cursor %d,%d:\n%s", txt.CursorRow, txt.CursorCol, rowstest.Text(txt), s.CursorRow, s.CursorCol, rowstest.Text(s))
+			t.Errorf("Texts, cursor %d,%d:\n%s\nwant Screen's, cursor %d,%d:\n%s", txt.CursorRow, txt.CursorCol, rowstest.Text(txt), s.CursorRow, s.CursorCol, rowstest.Text(s))
 		}
 
 		if err := b.Stop(id); err != nil {
@@ -331,7 +336,6 @@ func TestUnknownRow(t *testing.T) {
 		for name, call := range map[string]func() error{
 			"Info":   func() error { _, err := b.Info("ws-none"); return err },
 			"Screen": func() error { _, err := b.Screen("ws-none"); return err },
-			"Text":   func() error { _, err := b.Text("ws-none"); return err },
 			"Input":  func() error { return b.Input("ws-none", []byte("x")) },
 			"Stop":   func() error { return b.Stop("ws-none") },
 			"Remove": func() error { return b.Remove("ws-none") },
@@ -412,6 +416,39 @@ func TestStopWhileAgentQueries(t *testing.T) {
 		}
 		if got, err := b.Info(info.Spec.ID); err != nil || got.Phase != rows.Stopped || got.ExitCode != 0 {
 			t.Errorf("after Stop: %+v, %v; want Stopped with status 0 (the agent's own exit)", got, err)
+		}
+	})
+}
+
+// TestTextsOfManyRows reads three rows at once, each showing its own draft,
+// and again with a row that is gone among them (tmux's one-client sequence
+// then ends early, and each row is read alone).
+func TestTextsOfManyRows(t *testing.T) {
+	eachBackend(t, rows.Options{}, func(t *testing.T, b rows.Backend) {
+		drafts := map[string]string{}
+		var ids []string
+		for _, word := range []string{"alpha", "bravo", "charlie"} {
+			info, _ := startAtPrompt(t, b)
+			if err := b.Input(info.Spec.ID, []byte(word)); err != nil {
+				t.Fatal(err)
+			}
+			rowstest.WaitScreen(t, b, info.Spec.ID, wait, "the draft "+word, atPrompt(word))
+			drafts[info.Spec.ID] = word
+			ids = append(ids, info.Spec.ID)
+		}
+		for _, ask := range [][]string{ids, append([]string{"ws-gone"}, ids...)} {
+			texts, err := b.Texts(ask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(texts) != len(ids) {
+				t.Errorf("Texts(%v) read %d rows, want %d", ask, len(texts), len(ids))
+			}
+			for id, word := range drafts {
+				if s := texts[id]; s == nil || !atPrompt(word)(s) {
+					t.Errorf("Texts(%v)[%s] does not show the draft %q", ask, id, word)
+				}
+			}
 		}
 	})
 }

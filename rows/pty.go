@@ -166,9 +166,11 @@ func (p *PTY) Screen(id string) (*screen.Screen, error) {
 	return snapshot(r.emu, pos.Y, pos.X), nil
 }
 
-// Text implements Backend: the emulator's cells cost no more with their
+// Texts implements Backend: the emulator's cells cost no more with their
 // attributes.
-func (p *PTY) Text(id string) (*screen.Screen, error) { return p.Screen(id) }
+func (p *PTY) Texts(ids []string) (map[string]*screen.Screen, error) {
+	return eachScreen(ids, p.Screen)
+}
 
 // Input implements Backend.
 func (p *PTY) Input(id string, data []byte) error {

@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +18,59 @@ import (
 // attributes (dim) and wide characters exactly as the PTY backend reads them.
 func (t *Tmux) Screen(id string) (*screen.Screen, error) { return t.capture(id, true) }
 
-// Text implements Backend. The pane's plain capture is read as text: no
-// emulator is made (each allocates a 4 MiB parser buffer), which is most of a
-// Screen's cost.
-func (t *Tmux) Text(id string) (*screen.Screen, error) { return t.capture(id, false) }
+// Texts implements Backend. Every pane is captured plain by one tmux client (a
+// process per row would cost more than the reading) and read as text: no
+// emulator is made, which is most of a Screen's cost (each allocates a 4 MiB
+// parser buffer). A random mark heads each pane's part, so no pane's text can
+// pass for a boundary. One row gone ends tmux's sequence, so then each row is
+// read alone.
+func (t *Tmux) Texts(ids []string) (map[string]*screen.Screen, error) {
+	out := make(map[string]*screen.Screen, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	mark := "sot-" + strings.ToLower(rand.Text())
+	var cmds [][]string
+	for _, id := range ids {
+		if err := CheckID(id); err != nil {
+			return nil, err
+		}
+		cmds = append(cmds,
+			[]string{"display-message", "-p", "-t", target(id), mark + " " + id + " " + captureHead},
+			[]string{"capture-pane", "-p", "-t", target(id)})
+	}
+	b, err := t.srv.run(seq(cmds...)...)
+	if err != nil {
+		return eachScreen(ids, func(id string) (*screen.Screen, error) { return t.capture(id, false) })
+	}
+	for _, part := range strings.Split(string(b), mark+" ")[1:] {
+		id, capture, _ := strings.Cut(part, " ")
+		s, ours, err := parseCapture([]byte(capture), false)
+		if err != nil {
+			return nil, fmt.Errorf("read row %s: %w", id, err)
+		}
+		if ours {
+			out[id] = s
+		}
+	}
+	return out, nil
+}
+
+// eachScreen reads the rows one at a time, leaving out the rows that are gone.
+func eachScreen(ids []string, read func(id string) (*screen.Screen, error)) (map[string]*screen.Screen, error) {
+	out := make(map[string]*screen.Screen, len(ids))
+	for _, id := range ids {
+		s, err := read(id)
+		switch {
+		case errors.Is(err, ErrNoRow):
+		case err != nil:
+			return nil, err
+		default:
+			out[id] = s
+		}
+	}
+	return out, nil
+}
 
 // capture reads the pane, with its attributes when attrs is set.
 func (t *Tmux) capture(id string, attrs bool) (*screen.Screen, error) {

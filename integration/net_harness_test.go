@@ -48,7 +48,7 @@ func onOwnDisk(t testing.TB) {
 func newNetwork(t testing.TB, guests ...string) *network {
 	t.Helper()
 	onOwnDisk(t)
-	n := &network{t: t, boxes: map[string]*box{}, daemons: map[string]*daemon{}, keys: map[string]string{}, quic: testutil.FreeUDP(t), ws: freeTCP(t)}
+	n := &network{t: t, boxes: map[string]*box{}, daemons: map[string]*daemon{}, keys: map[string]string{}, quic: testutil.FreeUDP(t), ws: testutil.FreeTCP(t)}
 	n.hub = n.add("hb")
 	for _, g := range guests {
 		n.add(g)
@@ -214,16 +214,6 @@ func (b *box) inboxIDs(handle string) map[string]int {
 		ids[l.ID]++
 	}
 	return ids
-}
-
-func freeTCP(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // tcpProxy relays TCP connections to target; cut drops every connection and

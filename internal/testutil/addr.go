@@ -17,6 +17,17 @@ func FreeUDP(t testing.TB) string {
 	return pc.LocalAddr().String()
 }
 
+// FreeTCP is a loopback TCP address nothing listens on (yet).
+func FreeTCP(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
 // SilentUDP is a loopback UDP address whose packets go unanswered until the
 // test ends, as where UDP is blocked on the way: a QUIC handshake to it never
 // completes.

@@ -1,27 +1,12 @@
 package daemon
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerCred is the uid and pid of the process at the other end of c, as the kernel
-// recorded them when it connected (or, seen from a client, when it listened).
-func peerCred(c *net.UnixConn) (uid, pid int, err error) {
-	raw, err := c.SyscallConn()
+// credOf reads SO_PEERCRED of a connected Unix socket.
+func credOf(fd int) (uid, pid int, err error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return 0, 0, err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if cerr != nil {
-		return 0, 0, cerr
 	}
 	return int(cred.Uid), int(cred.Pid), nil
 }

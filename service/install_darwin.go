@@ -26,15 +26,8 @@ func bootout() step {
 }
 
 func install(s Spec, o Options) error {
-	body, err := Render("darwin", s)
+	p, err := o.writeFile(s)
 	if err != nil {
-		return err
-	}
-	p, err := FilePath()
-	if err != nil {
-		return err
-	}
-	if err := o.write(p, body); err != nil {
 		return err
 	}
 	// A job loaded from an older file keeps running it until it is booted out.

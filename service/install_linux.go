@@ -17,15 +17,7 @@ func FilePath() (string, error) {
 }
 
 func install(s Spec, o Options) error {
-	body, err := Render("linux", s)
-	if err != nil {
-		return err
-	}
-	p, err := FilePath()
-	if err != nil {
-		return err
-	}
-	if err := o.write(p, body); err != nil {
+	if _, err := o.writeFile(s); err != nil {
 		return err
 	}
 	return o.manage(

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/sotcomm/sotd/home"
@@ -21,6 +22,20 @@ type step struct {
 }
 
 func (s step) String() string { return strings.Join(s.args, " ") }
+
+// writeFile renders s as this OS's service file and puts it where FilePath
+// says, which it returns.
+func (o Options) writeFile(s Spec) (string, error) {
+	body, err := Render(runtime.GOOS, s)
+	if err != nil {
+		return "", err
+	}
+	p, err := FilePath()
+	if err != nil {
+		return "", err
+	}
+	return p, o.write(p, body)
+}
 
 // write puts the service file in place.
 func (o Options) write(path string, body []byte) error {

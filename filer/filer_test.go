@@ -1,12 +1,9 @@
 package filer
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -101,49 +98,17 @@ func line(from, to, msg, id string) Line {
 // Helper processes: the test binary re-executed with FILER_HELPER naming the role.
 const helperEnv = "FILER_HELPER"
 
-// helper is a child process running one role.
-type helper struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader // what it writes after its first line
-	ready  string        // the first line it wrote: it is in position
-}
-
 // startHelper runs role in a child process and waits for its first stdout line.
-// The child is killed at the test's end if it is still running.
-func startHelper(t testing.TB, role string, env ...string) *helper {
+func startHelper(t testing.TB, role string, env ...string) *testutil.Helper {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + role}, env...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	out := bufio.NewReader(stdout)
-	ready, err := out.ReadString('\n')
-	if err != nil {
-		t.Fatalf("helper %s said nothing: %v", role, err)
-	}
-	return &helper{cmd: cmd, stdin: stdin, stdout: out, ready: strings.TrimSpace(ready)}
+	return testutil.StartHelper(t, append([]string{helperEnv + "=" + role}, env...)...)
 }
 
 // kill ends the helper with SIGKILL (TerminateProcess on Windows) and reaps it.
-func (h *helper) kill(t testing.TB) {
+func kill(t testing.TB, h *testutil.Helper) {
 	t.Helper()
-	if err := h.cmd.Process.Kill(); err != nil {
+	if err := h.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	h.cmd.Wait()
+	h.Cmd.Wait()
 }

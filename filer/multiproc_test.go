@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // Sixteen processes append into one inbox at once: every line lands once, whole.
@@ -16,21 +17,21 @@ func TestAppendManyProcesses(t *testing.T) {
 	const procs, each = 16, 500
 	f, _ := newTestFilerIn(t, memDir(t))
 	handle := "shared-box"
-	var hs []*helper
+	var hs []*testutil.Helper
 	for p := range procs {
 		hs = append(hs, startHelper(t, "append",
 			"FILER_HOME="+f.Home.Dir, "FILER_HANDLE="+handle, fmt.Sprintf("FILER_PROC=p%02d", p), fmt.Sprintf("FILER_N=%d", each)))
 	}
 	start := time.Now()
 	for _, h := range hs {
-		h.stdin.Write([]byte("go\n"))
+		h.Stdin.Write([]byte("go\n"))
 	}
 	timeouts := 0
 	for _, h := range hs {
 		var n int
-		fmt.Fscanf(h.stdout, "timeouts %d\n", &n)
+		fmt.Fscanf(h.Stdout, "timeouts %d\n", &n)
 		timeouts += n
-		if err := h.cmd.Wait(); err != nil {
+		if err := h.Cmd.Wait(); err != nil {
 			t.Fatalf("an appender failed: %v", err)
 		}
 	}
@@ -70,7 +71,7 @@ func TestKilledWriterIsCutBack(t *testing.T) {
 	for i := range rounds {
 		before := fileSize(t, path)
 		h := startHelper(t, "partial", "FILER_HOME="+f.Home.Dir, "FILER_HANDLE="+handle, fmt.Sprintf("FILER_ID=crash-%d", i))
-		h.kill(t)
+		kill(t, h)
 		if after := fileSize(t, path); after <= before {
 			t.Fatalf("round %d: the killed writer wrote nothing (%d bytes before, %d after)", i, before, after)
 		}
@@ -177,8 +178,8 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	}
 
 	// Released, the lock is taken at once.
-	h.stdin.Close()
-	h.cmd.Wait()
+	h.Stdin.Close()
+	h.Cmd.Wait()
 	if _, err := f.Append(handle, []Line{line("a", handle, "after", "")}); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestLockWaitEndsOnRelease(t *testing.T) {
 	h := startHelper(t, "hold", "FILER_HOME="+f.Home.Dir, "FILER_HANDLE="+handle)
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		h.stdin.Close()
+		h.Stdin.Close()
 	}()
 	start := time.Now()
 	if _, err := f.Append(handle, []Line{line("a", handle, "waited", "")}); err != nil {

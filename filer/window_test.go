@@ -61,8 +61,8 @@ func TestWindowSeesOtherWriters(t *testing.T) {
 	}{
 		{"another process", func(t *testing.T, f *Filer, handle string, ids ...string) {
 			h := startHelper(t, "file", "FILER_HOME="+f.Home.Dir, "FILER_HANDLE="+handle, "FILER_IDS="+strings.Join(ids, ","))
-			if err := h.cmd.Wait(); err != nil || !strings.HasPrefix(h.ready, "filed") {
-				t.Fatalf("the other process: %q, %v", h.ready, err)
+			if err := h.Cmd.Wait(); err != nil || !strings.HasPrefix(h.Ready, "filed") {
+				t.Fatalf("the other process: %q, %v", h.Ready, err)
 			}
 		}},
 		{"another Filer", func(t *testing.T, f *Filer, handle string, ids ...string) {

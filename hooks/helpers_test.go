@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/registry/reglock"
 )
@@ -123,25 +123,7 @@ func TestHelperProcess(t *testing.T) {
 // lock; "reglock", the registry lock) until the test ends.
 func holdLock(t *testing.T, role, path string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+role, "HOOKS_LOCK="+path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "held\n" {
-		t.Fatalf("the %s helper said %q, %v", role, line, err)
+	if h := testutil.StartHelper(t, helperEnv+"="+role, "HOOKS_LOCK="+path); h.Ready != "held" {
+		t.Fatalf("the %s helper said %q", role, h.Ready)
 	}
 }

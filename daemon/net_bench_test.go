@@ -2,11 +2,10 @@ package daemon
 
 import (
 	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -26,8 +25,8 @@ func BenchmarkCrossBox(b *testing.B) {
 				name string
 				d    []time.Duration
 			}{{"cross", cross}, {"same", same}} {
-				b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds())/1000, m.name+"-ms/p50")
-				b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds())/1000, m.name+"-ms/p99")
+				b.ReportMetric(float64(testutil.Percentile(m.d, 50).Microseconds())/1000, m.name+"-ms/p50")
+				b.ReportMetric(float64(testutil.Percentile(m.d, 99).Microseconds())/1000, m.name+"-ms/p99")
 			}
 		})
 	}
@@ -40,24 +39,10 @@ func timeSends(b *testing.B, from *netBox, conc int) []time.Duration {
 	for i := range clients {
 		clients[i] = from.dial(b)
 	}
-	took := make([][]time.Duration, conc)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for i, c := range clients {
-		wg.Go(func() {
-			for j := i; j < b.N; j += conc {
-				start := time.Now()
-				if res, err := call(b, c, wire.CommFile{From: "sender", To: "bob", Text: "bench", ID: mail.NewID()}); err != nil || !res.OK {
-					b.Errorf("comm.file: %+v, %v", res, err)
-					return
-				}
-				took[i] = append(took[i], time.Since(start))
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	all := slices.Concat(took...)
-	slices.Sort(all)
-	return all
+	return testutil.Latencies(b, clients, b.N, func(c *wire.Client, _ int) error {
+		if res, err := call(b, c, wire.CommFile{From: "sender", To: "bob", Text: "bench", ID: mail.NewID()}); err != nil || !res.OK {
+			return fmt.Errorf("comm.file: %+v, %v", res, err)
+		}
+		return nil
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
@@ -42,7 +42,7 @@ func BenchmarkCrossBoxSend(b *testing.B) {
 			same := latencies(b, conc, b.N, gb, "carol", "bob")
 			report(b, "cross", cross)
 			report(b, "same", same)
-			b.ReportMetric(float64(pct(cross, 50))/float64(pct(same, 50)), "p50-cross/same")
+			b.ReportMetric(float64(testutil.Percentile(cross, 50))/float64(testutil.Percentile(same, 50)), "p50-cross/same")
 		})
 	}
 	b.Run("process", func(b *testing.B) {
@@ -70,42 +70,21 @@ func latencies(b *testing.B, conc, total int, bx *box, from, to string) []time.D
 	for i := range clients {
 		clients[i] = bx.dial(from)
 	}
-	took := make([][]time.Duration, conc)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for i, c := range clients {
-		wg.Go(func() {
-			for j := i; j < total; j += conc {
-				req := wire.CommFile{From: from, To: to, Text: "bench " + strconv.Itoa(j), ID: mail.NewID()}
-				start := time.Now()
-				var res wire.CommFiled
-				if err := c.Call(context.Background(), wire.OpCommFile, req, &res); err != nil || !res.OK {
-					b.Errorf("comm.file from %s on %s: %+v, %v", from, bx.host, res, err)
-					return
-				}
-				took[i] = append(took[i], time.Since(start))
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	all := slices.Concat(took...)
-	slices.Sort(all)
-	return all
-}
-
-func pct(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+	return testutil.Latencies(b, clients, total, func(c *wire.Client, j int) error {
+		req := wire.CommFile{From: from, To: to, Text: "bench " + strconv.Itoa(j), ID: mail.NewID()}
+		var res wire.CommFiled
+		if err := c.Call(context.Background(), wire.OpCommFile, req, &res); err != nil || !res.OK {
+			return fmt.Errorf("comm.file from %s on %s: %+v, %v", from, bx.host, res, err)
+		}
+		return nil
+	})
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func report(b *testing.B, name string, sorted []time.Duration) {
-	b.ReportMetric(ms(pct(sorted, 50)), name+"-ms/p50")
-	b.ReportMetric(ms(pct(sorted, 99)), name+"-ms/p99")
+	b.ReportMetric(ms(testutil.Percentile(sorted, 50)), name+"-ms/p50")
+	b.ReportMetric(ms(testutil.Percentile(sorted, 99)), name+"-ms/p99")
 }
 
 // BenchmarkHubOf200Links runs a real hub holding 200 links from guests in this

@@ -72,7 +72,7 @@ type Report struct {
 func Run(e Env) Report {
 	doc, regErr := registry.Read(e.Home)
 	hosts := loadHosts(e.HostsPath)
-	links, linksErr := askLinks(e)
+	d := askDaemon(e)
 	checks := []Check{
 		checkModes(e),
 		checkRegistry(e, doc, regErr),
@@ -80,11 +80,11 @@ func Run(e Env) Report {
 		checkLockManager(e, hosts),
 		checkHosts(hosts),
 		checkPins(e, hosts),
-		checkDaemon(e),
-		checkLinks(e, hosts, links, linksErr),
+		checkDaemon(e, d),
+		checkLinks(e, hosts, d.links, d.linksErr),
 		checkTools(e),
 		checkClock(e, doc),
-		checkSkew(hosts, links, linksErr),
+		checkSkew(hosts, d.links, d.linksErr),
 	}
 	r := Report{Healthy: true, Checks: checks}
 	for _, c := range checks {

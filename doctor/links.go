@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,19 +26,6 @@ const syncFix = "turn on NTP (timedatectl set-ntp true, or start chrony or syste
 
 // errNoDaemon wraps a link.status that could not be asked: no daemon answered.
 var errNoDaemon = errors.New("no daemon answered")
-
-// askLinks asks this box's daemon which links it should hold and how each is.
-func askLinks(e Env) (wire.LinkStatus, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.HelloWait)
-	defer cancel()
-	var st wire.LinkStatus
-	cl, err := wire.Dial(ctx, e.Socket, wire.Hello{Role: wire.RoleCLI, Host: e.Host, OSUser: e.OSUser, Protocol: wire.Protocol})
-	if err != nil {
-		return st, fmt.Errorf("%w at %s: %v", errNoDaemon, e.Socket, err)
-	}
-	defer cl.Close()
-	return st, cl.Call(ctx, wire.OpLinkStatus, struct{}{}, &st)
-}
 
 // notAsked is the check for links when the daemon could not tell them; ok
 // is false when it could.

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"os"
-	"slices"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
@@ -43,8 +42,12 @@ func (m mailStamp) same(o mailStamp) bool { return m.inbox.same(o.inbox) && m.cu
 // protocol's route 1), so the daemon's own filings are a part of what moves them.
 func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailStamp) {
 	hs := d.view.handles()
+	listed := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		listed[h] = true
+	}
 	for h := range counted {
-		if !slices.Contains(hs, h) {
+		if !listed[h] {
 			delete(counted, h) // a handle that joins again is counted again
 		}
 	}

@@ -1,0 +1,20 @@
+package testutil
+
+import (
+	"testing"
+	"time"
+)
+
+// Eventually polls cond every few milliseconds until it holds, and fails the test naming what it
+// waited for when it has not held within the bound. It is the one way a test waits: a bare sleep
+// followed by an assertion is either slow or flaky, and a hand-written deadline loop is a twin.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/route"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -123,7 +124,8 @@ func (r *router) file(req wire.CommFile) string {
 	if err := mail.CheckRequest(req); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
-	if _, listed := r.doc.Agents[req.To]; listed && r.canAppend() {
+	_, listed := r.doc.Agents[req.To]
+	if route.For(route.Client, listed && r.canAppend(), listed).Here {
 		return r.appendHere(req)
 	}
 	return r.handToDaemon(req)
@@ -178,7 +180,7 @@ func (r *router) handToDaemon(req wire.CommFile) string {
 // daemonFailure is the reason for a wire send that got no "ok": the daemon's own
 // sentence when it answered, else what the transport said.
 func daemonFailure(sock string, err error, whyNotDirect string) string {
-	var re *wire.RemoteError
+	var re *wire.Refusal
 	switch {
 	case errors.As(err, &re) && re.Code == wire.CodeHelloRefused:
 		return "hello refused: " + re.Sentence

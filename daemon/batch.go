@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -53,7 +52,7 @@ func (b *batcher) file(handle string, line filer.Line) (filer.Result, error) {
 	q, running := b.queues[handle]
 	if len(q) >= b.maxWait {
 		b.mu.Unlock()
-		return filer.Result{}, mail.Refuse(wire.CodeFileFailed, "the inbox of @%s is busy: %d lines are waiting to be filed, so this one was not queued — nothing was appended; retry in a moment", handle, len(q))
+		return filer.Result{}, wire.Refuse(wire.CodeFileFailed, "the inbox of @%s is busy: %d lines are waiting to be filed, so this one was not queued — nothing was appended; retry in a moment", handle, len(q))
 	}
 	b.queues[handle] = append(q, w)
 	if !running {
@@ -85,7 +84,7 @@ func (b *batcher) commit(handle string) {
 		if err == nil && len(res) != len(lines) {
 			err = fmt.Errorf("the filer answered %d results for %d lines to @%s", len(res), len(lines), handle)
 		}
-		if r, ok := err.(*mail.Refusal); ok && r.Code == wire.CodeNotHere {
+		if r, ok := wire.RefusalOf(err); ok && r.Code == wire.CodeNotHere {
 			// A step of routing: the line goes on to the hub or another box.
 			b.log.Debug("comm.file not here", "to", handle, "lines", len(lines))
 		} else if ok && r.Code != wire.CodeFileFailed {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -54,7 +53,7 @@ func TestBatcher(t *testing.T) {
 					msg = strings.Repeat(".", tc.msgBytes)
 				}
 				_, err := b.file("bob", filer.Line{From: "alice", To: "bob", Msg: msg, TS: "2026-05-29T18:04:00Z", ID: fmt.Sprintf("B-%03d", i)})
-				var re *mail.Refusal
+				var re *wire.Refusal
 				switch {
 				case errors.As(err, &re) && re.Code == wire.CodeFileFailed && strings.Contains(re.Sentence, "is busy"):
 					busy.Add(1)

@@ -29,7 +29,7 @@ func call(t testing.TB, c *wire.Client, req wire.CommFile) (wire.CommFiled, erro
 // wantRefusal checks err is the daemon's refusal with code, saying says.
 func wantRefusal(t testing.TB, err error, code, says string) {
 	t.Helper()
-	var re *wire.RemoteError
+	var re *wire.Refusal
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v, want a %s refusal", err, code)
 	}

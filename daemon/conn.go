@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -91,8 +90,7 @@ func (c *conn) serve(ctx context.Context) {
 		}
 		run, err := c.request(env)
 		if err != nil {
-			var r *mail.Refusal
-			if errors.As(err, &r) {
+			if r, ok := wire.RefusalOf(err); ok {
 				c.refuse(env.ID, env.Op, r.Code, r.Sentence)
 				continue
 			}
@@ -136,18 +134,18 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 		}
 		return func() (any, error) { return c.d.commReceipts(context.Background(), nil, req) }, nil
 	case wire.OpHello:
-		return nil, mail.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
+		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
 	if run, ok, err := c.d.rows.request(env); ok {
 		return run, err
 	}
-	return nil, mail.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
+	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
 }
 
 func (c *conn) answer(env wire.Envelope, run func() (any, error)) {
 	resp, err := run()
 	if err != nil {
-		r := mail.AsRefusal(err)
+		r := wire.AsRefusal(err)
 		c.refuse(env.ID, env.Op, r.Code, r.Sentence)
 		return
 	}

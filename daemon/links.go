@@ -193,18 +193,18 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 		return n.receipts(ctx, c, payload)
 	}
 	if op != wire.OpCommFile {
-		return nil, &wire.RemoteError{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
+		return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
 	}
 	var req wire.CommFile
 	if err := wire.DecodePayload(payload, &req); err != nil {
-		return nil, &wire.RemoteError{Op: op, Code: wire.CodeBadRequest, Sentence: err.Error()}
+		return nil, &wire.Refusal{Op: op, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
 	req.Forwarded = true
 	res, err := n.d.commFileCtx(ctx, n.b, req)
-	if r, ok := hub.RefusalOf(err); ok {
-		return nil, &wire.RemoteError{Op: op, Code: r.Code, Sentence: r.Sentence}
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	return res, nil
 }
 
 // onEvent takes a guest's directory events on the hub.

@@ -6,7 +6,6 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/machine"
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -36,7 +35,7 @@ func newLockManager(h home.Home, own string, hub bool, log *slog.Logger) lockMan
 // check refuses a filing unless the folder's record names this box's manager.
 func (m lockManager) check() error {
 	if m.own == filer.NoManager {
-		return mail.Refuse(wire.CodeFileFailed, "this daemon's machine has no machine id, so it names no inbox lock and files nothing — nothing was appended; give the machine a machine id (/etc/machine-id on Linux), then restart the daemon")
+		return wire.Refuse(wire.CodeFileFailed, "this daemon's machine has no machine id, so it names no inbox lock and files nothing — nothing was appended; give the machine a machine id (/etc/machine-id on Linux), then restart the daemon")
 	}
 	ok, why := filer.Matches(m.home, m.own)
 	if ok {
@@ -53,5 +52,5 @@ func (m lockManager) check() error {
 			recovery = "this machine wrote the record, so its folder was remounted: restart the daemon"
 		}
 	}
-	return mail.Refuse(wire.CodeFileFailed, "the folder's inbox-lock-manager record does not name this daemon's inbox lock (%s), so nothing was appended; %s", why, recovery)
+	return wire.Refuse(wire.CodeFileFailed, "the folder's inbox-lock-manager record does not name this daemon's inbox lock (%s), so nothing was appended; %s", why, recovery)
 }

@@ -32,7 +32,7 @@ func (d *Daemon) commFileCtx(ctx context.Context, b *batcher, req wire.CommFile)
 	// One line that cannot be encoded would fail its whole batch, so it is
 	// refused here, alone.
 	if _, err := line.Encode(); err != nil {
-		return wire.CommFiled{}, d.refused(req, mail.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
+		return wire.CommFiled{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
 	}
 	return d.route(ctx, b, req, line)
 }
@@ -49,7 +49,7 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
 	}
 	if e, ok := doc.Agents[handle]; ownOnly && (!ok || e.Host != d.cfg.Host) {
-		return nil, mail.Refuse(wire.CodeNotHere, "no box knows that handle: %s", handle)
+		return nil, wire.NoBoxKnows(handle, nil)
 	}
 	if err := mail.CheckReceiver(doc, handle, d.cfg.Now()); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 // duplicates an inbox already held) or the refusal's code.
 func countFiled(res []filer.Result, err error) {
 	if err != nil {
-		metrics.Refused(mail.AsRefusal(err).Code)
+		metrics.Refused(wire.AsRefusal(err).Code)
 		return
 	}
 	n := 0
@@ -92,7 +92,7 @@ func (d *Daemon) filedNow() {
 // refused logs a request refused before it was queued: the sender's mistake.
 func (d *Daemon) refused(req wire.CommFile, err error) error {
 	d.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)
-	metrics.Refused(mail.AsRefusal(err).Code)
+	metrics.Refused(wire.AsRefusal(err).Code)
 	return err
 }
 
@@ -119,7 +119,7 @@ func (d *Daemon) registryList() (any, error) {
 // fix for a damaged one.
 func unreadable(code, notDone string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return mail.Refuse(code, "%s: %v; a join (comm-join.sh) creates it", notDone, err)
+		return wire.Refuse(code, "%s: %v; a join (comm-join.sh) creates it", notDone, err)
 	}
-	return mail.Refuse(code, "%s: %v", notDone, err)
+	return wire.Refuse(code, "%s: %v", notDone, err)
 }

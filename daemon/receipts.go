@@ -25,7 +25,7 @@ const maxReceiptAsks = 16
 func (d *Daemon) commReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
 	own, err := mail.Receipts(d.cfg.Home, d.cfg.Host, req)
 	if err != nil {
-		return wire.ReceiptList{}, mail.AsRefusal(err)
+		return wire.ReceiptList{}, wire.AsRefusal(err)
 	}
 	parts := []wire.ReceiptList{{Receipts: own}}
 	if d.net != nil {
@@ -39,13 +39,12 @@ func (d *Daemon) commReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
 	var req wire.CommReceipts
 	if err := wire.DecodePayload(payload, &req); err != nil {
-		return nil, &wire.RemoteError{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
+		return nil, &wire.Refusal{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
 	req.Forwarded = true
 	res, err := n.d.commReceipts(ctx, asker, req)
 	if err != nil {
-		r := mail.AsRefusal(err)
-		return nil, &wire.RemoteError{Op: wire.OpCommReceipts, Code: r.Code, Sentence: r.Sentence}
+		return nil, err
 	}
 	return res, nil
 }

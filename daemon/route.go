@@ -5,9 +5,8 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/link"
-	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/route"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -17,34 +16,31 @@ import (
 const forwardGrace = 500 * time.Millisecond
 
 // route files line here, or sends req to where it can be filed, by this
-// daemon's role:
+// daemon's hop on the line's way (route.For decides; see package route):
 //   - the hub files for its own folder, and offers anything else to its linked
 //     boxes (hub.Router.Deliver);
 //   - a request that arrived forwarded (an offer) is filed only for a handle
 //     this box's folder lists under this box (else not_here), and never sent on;
-//   - a guest files when its folder lists a live handle and the folder's lock
-//     manager is its own, and forwards anything else to its hub, once;
+//   - a guest files when the folder's lock manager is its own, and forwards
+//     anything not held here to its hub, once;
 //   - a daemon with no links files or refuses.
 func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, error) {
-	here := func() (wire.CommFiled, error) { return fileHere(b, req, line) }
 	n := d.net
+	if n != nil && n.router != nil {
+		return n.router.Deliver(ctx, req, func() (wire.CommFiled, error) { return fileHere(b, req, line) })
+	}
+	hop, own := route.Standalone, true
+	var onward func(error) (wire.CommFiled, error)
 	switch {
 	case n == nil:
-		return here()
-	case n.router != nil:
-		return n.router.Deliver(ctx, req, here)
 	case req.Forwarded:
-		return fileHere(n.offers, req, line)
+		hop, b = route.Offered, n.offers
 	case n.keeper != nil:
-		if ok, _ := filer.Matches(n.mgr.home, n.mgr.own); ok {
-			res, err := here()
-			if r, refused := hub.RefusalOf(err); err == nil || !refused || (r.Code != wire.CodeNotHere && r.Code != wire.CodeNoLiveSession) {
-				return res, err
-			}
-		}
-		return n.forward(ctx, req)
+		hop = route.Guest
+		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
+		onward = func(error) (wire.CommFiled, error) { return n.forward(ctx, req) }
 	}
-	return here()
+	return route.Follow(route.For(hop, own, true), func() (wire.CommFiled, error) { return fileHere(b, req, line) }, onward)
 }
 
 // fileHere files line through b, group-committed with the other lines waiting
@@ -62,7 +58,7 @@ func fileHere(b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, e
 func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	c := n.keeper.Current()
 	if c == nil {
-		return wire.CommFiled{}, mail.Refuse(hub.CodeNotLinked, "this box, %s, holds no link to its hub %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, n.role.LinkTo, req.To, n.d.cfg.Host)
+		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its hub %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, n.role.LinkTo, req.To, n.d.cfg.Host)
 	}
 	wait := link.CallWait() + forwardGrace
 	ctx, cancel := context.WithTimeout(ctx, wait)
@@ -70,15 +66,15 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 	req.Forwarded = true
 	var res wire.CommFiled
 	err := c.Call(ctx, wire.OpCommFile, req, &res)
-	switch r, refused := hub.RefusalOf(err); {
+	switch r, refused := wire.RefusalOf(err); {
 	case err == nil && res.OK:
 		return res, nil
 	case err == nil:
-		return wire.CommFiled{}, mail.Refuse(wire.CodeFileFailed, "the hub %s answered @%s without ok; nothing is known to be filed", c.Box(), req.To)
+		return wire.CommFiled{}, wire.Refuse(wire.CodeFileFailed, "the hub %s answered @%s without ok; nothing is known to be filed", c.Box(), req.To)
 	case refused:
 		return wire.CommFiled{}, r
 	case ctx.Err() != nil:
-		return wire.CommFiled{}, hub.NoAnswer(c.Box(), req.To, wait)
+		return wire.CommFiled{}, wire.NoAnswer(c.Box(), req.To, wait)
 	}
-	return wire.CommFiled{}, mail.Refuse(hub.CodeNoAnswer, "the link to the hub %s ended before it answered (%v); @%s may still be filed", c.Box(), err, req.To)
+	return wire.CommFiled{}, wire.Refuse(wire.CodeNoAnswer, "the link to the hub %s ended before it answered (%v); @%s may still be filed", c.Box(), err, req.To)
 }

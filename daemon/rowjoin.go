@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wire"
@@ -17,7 +16,7 @@ import (
 // With an empty row id it asks for clearance and writes nothing.
 func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
 	if err := home.CheckHandle(req.Handle); err != nil {
-		return wire.AgentJoined{}, mail.Refuse(wire.CodeBadHandle, "%v", err)
+		return wire.AgentJoined{}, wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}
 	if req.WorkspaceID == "" {
 		return m.clearance(req.Handle)
@@ -27,7 +26,7 @@ func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
 		return wire.AgentJoined{}, rowRefusal("@"+req.Handle+" was not joined", err)
 	}
 	if ri.Phase.Ended() {
-		return wire.AgentJoined{}, mail.Refuse(rows.Code(rows.ErrNoRow), "@%s was not joined: row %s was removed", req.Handle, req.WorkspaceID)
+		return wire.AgentJoined{}, wire.Refuse(rows.Code(rows.ErrNoRow), "@%s was not joined: row %s was removed", req.Handle, req.WorkspaceID)
 	}
 	moved, _, err := m.bind(req.Handle, req.WorkspaceID, ri.Spec.Cwd)
 	if err != nil {
@@ -63,7 +62,7 @@ func (m *rowsManager) bind(handle, row, cwd string) (moved string, undo func() e
 		return registry.ApplyStatus(e, registry.VerbJoin, "", now)
 	})
 	if err != nil {
-		return "", nil, mail.Refuse(wire.CodeFileFailed, "@%s was not bound to row %s: %v", handle, row, err)
+		return "", nil, wire.Refuse(wire.CodeFileFailed, "@%s was not bound to row %s: %v", handle, row, err)
 	}
 	if moved != "" {
 		m.log.Info("handle moved to a newer row", "handle", handle, "row", row, "from", moved)

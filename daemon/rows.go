@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
@@ -94,7 +92,7 @@ func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) 
 	undo := func() error { return nil }
 	if spec.Handle != "" {
 		if err := home.CheckHandle(spec.Handle); err != nil {
-			return wire.WorkspaceRef{}, mail.Refuse(wire.CodeBadHandle, "the row was not started: %v", err)
+			return wire.WorkspaceRef{}, wire.Refuse(wire.CodeBadHandle, "the row was not started: %v", err)
 		}
 		var err error
 		if _, undo, err = m.bind(spec.Handle, spec.ID, spec.Cwd); err != nil {
@@ -198,7 +196,7 @@ func (m *rowsManager) screen(id string) (wire.PtyScreen, error) {
 func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
 	data, err := base64.StdEncoding.DecodeString(req.DataB64)
 	if err != nil {
-		return wire.Done{}, mail.Refuse(wire.CodeBadRequest, "data_b64 is not base64 (%v); nothing was typed", err)
+		return wire.Done{}, wire.Refuse(wire.CodeBadRequest, "data_b64 is not base64 (%v); nothing was typed", err)
 	}
 	if err := m.typeInto(req.WorkspaceID, data, req.Enter); err != nil {
 		return wire.Done{}, rowRefusal("the input was not typed", err)
@@ -241,11 +239,10 @@ func (m *rowsManager) close() {
 
 // rowRefusal is a backend error in the rows package's stable codes.
 func rowRefusal(what string, err error) error {
-	var r *mail.Refusal
-	if errors.As(err, &r) {
+	if _, ok := wire.RefusalOf(err); ok {
 		return err
 	}
-	return mail.Refuse(rows.Code(err), "%s: %v", what, err)
+	return wire.Refuse(rows.Code(err), "%s: %v", what, err)
 }
 
 // sortFirst sorts hs by name with first, when present, in front.

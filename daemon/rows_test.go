@@ -186,7 +186,7 @@ func TestRowLife(t *testing.T) {
 }
 
 func isCode(err error, code string) bool {
-	re, ok := err.(*wire.RemoteError)
+	re, ok := wire.RefusalOf(err)
 	return ok && re.Code == code
 }
 

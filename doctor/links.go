@@ -30,7 +30,7 @@ var errNoDaemon = errors.New("no daemon answered")
 // notAsked is the check for links when the daemon could not tell them; ok
 // is false when it could.
 func notAsked(c Check, f hostsFile, err error) (Check, bool) {
-	var re *wire.RemoteError
+	var re *wire.Refusal
 	switch {
 	case f.none():
 		c.Level, c.Detail = OK, "no hosts.toml, so this box is a standalone hub and holds no links"

@@ -78,7 +78,7 @@ var (
 	gxDown   = wire.LinkState{Box: "gx", Since: since}
 	untimed  = wire.LinkState{Box: "hb", Up: true, Transport: "quic", Since: since}
 	noDaemon = fmt.Errorf("%w at /run/sotd.sock: connection refused", errNoDaemon)
-	oldOp    = &wire.RemoteError{Op: wire.OpLinkStatus, Code: wire.CodeUnknownOp, Sentence: "unknown op: link.status"}
+	oldOp    = &wire.Refusal{Op: wire.OpLinkStatus, Code: wire.CodeUnknownOp, Sentence: "unknown op: link.status"}
 )
 
 func guestOf(links ...wire.LinkState) wire.LinkStatus {

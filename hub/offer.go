@@ -3,43 +3,33 @@ package hub
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
-	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/route"
 	"github.com/sotcomm/sotd/wire"
 )
 
-// Deliver is the hub's decision for one request: fileHere files it into the
-// hub's own folder (listed, live, under the folder's lock manager) and refuses
-// not_here for a handle the folder does not list. A line filed here, or refused
-// here for any reason but not_here and no_live_session, is answered so; anything
-// else is offered to the linked boxes (Offer), the hub's own no_live_session
-// standing as the first refusal should no box file it.
+// Deliver is the hub's decision for one request (route.Hub): fileHere files it
+// into the hub's own folder (listed, live, under the folder's lock manager) and
+// refuses not_here for a handle the folder does not list. A line filed here, or
+// refused here in a way that ends the route (route.TryElsewhere), is answered so;
+// anything else is offered to the linked boxes (Offer), the hub's own
+// no_live_session standing as the first refusal should no box file it.
 func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func() (wire.CommFiled, error)) (wire.CommFiled, error) {
-	res, err := fileHere()
-	if err == nil {
-		return res, nil
-	}
-	own, ok := RefusalOf(err)
-	if !ok {
-		return res, err
-	}
-	switch own.Code {
-	case wire.CodeNotHere:
-		own = nil
-	case wire.CodeNoLiveSession:
-	default:
-		return res, err
-	}
-	return r.Offer(ctx, req, own)
+	return route.Follow(route.For(route.Hub, true, true), fileHere, func(hereErr error) (wire.CommFiled, error) {
+		own, _ := wire.RefusalOf(hereErr)
+		if own != nil && own.Code == wire.CodeNotHere {
+			own = nil
+		}
+		return r.Offer(ctx, req, own)
+	})
 }
 
 // Offer offers req, marked forwarded, to the linked boxes: to the directory's
 // holder of req.To alone, then, only if there is none or it answers not_here, to
 // every other linked box at once. first, when not nil, is a refusal that came
 // before any offer (the hub's own). All offers share one deadline, cfg.Wait.
-func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *mail.Refusal) (wire.CommFiled, error) {
+func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Wait)
 	defer cancel()
 	req.Forwarded = true
@@ -120,7 +110,7 @@ func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile) answer 
 	var res wire.CommFiled
 	err := p.Call(ctx, wire.OpCommFile, req, &res)
 	if err == nil && !res.OK {
-		err = mail.Refuse(wire.CodeFileFailed, "the daemon on %s answered @%s without ok; nothing is known to be filed", p.Box(), req.To)
+		err = wire.Refuse(wire.CodeFileFailed, "the daemon on %s answered @%s without ok; nothing is known to be filed", p.Box(), req.To)
 	}
 	if err != nil {
 		r.log.Debug("offer not filed", "box", p.Box(), "to", req.To, "err", err)
@@ -130,13 +120,13 @@ func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile) answer 
 
 // tally keeps what the boxes answered that was not ok, to choose the verdict.
 type tally struct {
-	refusal *mail.Refusal // the first refusal that is not not_here
+	refusal *wire.Refusal // the first refusal that is not not_here
 	silent  string        // the first box that gave no answer
 	notHere int           // boxes that answered not_here
 }
 
 func (t *tally) note(a answer) {
-	r, ok := RefusalOf(a.err)
+	r, ok := wire.RefusalOf(a.err)
 	switch {
 	case !ok || errors.Is(a.err, context.DeadlineExceeded) || errors.Is(a.err, context.Canceled):
 		if t.silent == "" {
@@ -150,14 +140,12 @@ func (t *tally) note(a answer) {
 }
 
 // verdict is the answer when no box filed the line, by the protocol's order.
-func (t *tally) verdict(to string, wait time.Duration, notLinked []string) *mail.Refusal {
+func (t *tally) verdict(to string, wait time.Duration, notLinked []string) *wire.Refusal {
 	switch {
 	case t.refusal != nil:
 		return t.refusal
 	case t.silent != "":
-		return NoAnswer(t.silent, to, wait)
-	case len(notLinked) > 0:
-		return mail.Refuse(wire.CodeNotHere, "no linked box knows that handle: %s; not linked: %s", to, strings.Join(notLinked, ", "))
+		return wire.NoAnswer(t.silent, to, wait)
 	}
-	return mail.Refuse(wire.CodeNotHere, "no box knows that handle: %s", to)
+	return wire.NoBoxKnows(to, notLinked)
 }

@@ -11,7 +11,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -59,12 +58,12 @@ func files(_ context.Context, req wire.CommFile) (wire.CommFiled, error) {
 }
 
 func notHere(_ context.Context, req wire.CommFile) (wire.CommFiled, error) {
-	return wire.CommFiled{}, &wire.RemoteError{Op: wire.OpCommFile, Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
+	return wire.CommFiled{}, &wire.Refusal{Op: wire.OpCommFile, Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
 }
 
 func refuses(code, sentence string) func(context.Context, wire.CommFile) (wire.CommFiled, error) {
 	return func(context.Context, wire.CommFile) (wire.CommFiled, error) {
-		return wire.CommFiled{}, &wire.RemoteError{Op: wire.OpCommFile, Code: code, Sentence: sentence}
+		return wire.CommFiled{}, &wire.Refusal{Op: wire.OpCommFile, Code: code, Sentence: sentence}
 	}
 }
 
@@ -113,7 +112,7 @@ func TestOffer(t *testing.T) {
 		name   string
 		boxes  []boxSpec
 		should []string // boxes hosts.toml says should link
-		first  *mail.Refusal
+		first  *wire.Refusal
 		want   string   // "" for ok
 		asked  []string // the boxes that got the body
 	}{
@@ -154,10 +153,10 @@ func TestOffer(t *testing.T) {
 			nil, nil, nil,
 			"no box knows that handle: bob", nil},
 		{"the hub's own refusal stands first when no box files",
-			[]boxSpec{{"ga", notHere, false}, {"gb", refuses(wire.CodeFileFailed, "gb's own words"), false}}, nil, mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
+			[]boxSpec{{"ga", notHere, false}, {"gb", refuses(wire.CodeFileFailed, "gb's own words"), false}}, nil, wire.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
 			"no live session holds @bob", []string{"ga", "gb"}},
 		{"a box's ok wins over the hub's own refusal",
-			[]boxSpec{{"ga", files, false}}, nil, mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
+			[]boxSpec{{"ga", files, false}}, nil, wire.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
 			"", []string{"ga"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,9 +210,9 @@ func TestDeliver(t *testing.T) {
 		offered bool
 	}{
 		{"filed here: nobody is asked", nil, "", false},
-		{"refused here for a held lock: the hub's verdict, nobody is asked", mail.Refuse(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended"), "the inbox lock for @bob was held for 2s — nothing was appended", false},
-		{"not here: offered, and the box that holds it files", mail.Refuse(wire.CodeNotHere, "no box knows that handle: bob"), "", true},
-		{"stale here: offered, and the box that holds it files", mail.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"), "", true},
+		{"refused here for a held lock: the hub's verdict, nobody is asked", wire.Refuse(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended"), "the inbox lock for @bob was held for 2s — nothing was appended", false},
+		{"not here: offered, and the box that holds it files", wire.Refuse(wire.CodeNotHere, "no box knows that handle: bob"), "", true},
+		{"stale here: offered, and the box that holds it files", wire.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"), "", true},
 		{"a failure that is no refusal is the verdict", errors.New("disk on fire"), "disk on fire", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -347,7 +346,7 @@ func TestOffersThatFindNoSlotInTimeAreNamed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 0.1s; @bob may still be filed") {
 		t.Fatalf("Offer = %v, want a silent box named", err)
 	}
-	if re, _ := RefusalOf(err); re.Code != CodeNoAnswer {
-		t.Fatalf("code %q, want %q", re.Code, CodeNoAnswer)
+	if re, _ := wire.RefusalOf(err); re.Code != wire.CodeNoAnswer {
+		t.Fatalf("code %q, want %q", re.Code, wire.CodeNoAnswer)
 	}
 }

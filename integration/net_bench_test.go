@@ -123,7 +123,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			if holder && (req.To == "bob" || req.To == "carl") {
 				return wire.CommFiled{OK: true, To: req.To}, nil
 			}
-			return nil, &wire.RemoteError{Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
+			return nil, &wire.Refusal{Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
 		}
 	}
 	conns := make([]*link.Conn, guests)

@@ -31,7 +31,7 @@ func CallWait() time.Duration {
 }
 
 // Handler answers one request the peer sent over a link. A returned error is
-// sent back as a refusal: a *wire.RemoteError keeps its code and sentence (so a
+// sent back as a refusal: a *wire.Refusal keeps its code and sentence (so a
 // box's own words pass through unchanged), any other error is file_failed with
 // its text. It must return once ctx ends: the caller gave up, or the link ended.
 type Handler func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error)

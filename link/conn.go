@@ -98,7 +98,7 @@ func (c *Conn) fail(code closeCode, err error) {
 }
 
 // Call sends one request and waits for its answer, decoding a success into resp
-// (which may be nil) and a refusal into a *wire.RemoteError. ctx bounds the whole
+// (which may be nil) and a refusal into a *wire.Refusal. ctx bounds the whole
 // call; one without a deadline gets CallWait. An abandoned call leaves the link
 // up, and the peer's handler sees its ctx end (over QUIC).
 func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
@@ -280,9 +280,6 @@ func (c *Conn) answer(ex *exchange) {
 }
 
 func refusal(err error) wire.Error {
-	var re *wire.RemoteError
-	if errors.As(err, &re) {
-		return wire.Error{Error: re.Sentence, Code: re.Code}
-	}
-	return wire.Error{Error: err.Error(), Code: wire.CodeFileFailed}
+	r := wire.AsRefusal(err)
+	return wire.Error{Error: r.Sentence, Code: r.Code}
 }

@@ -42,7 +42,7 @@ func TestRefusalsPassThroughInTheirOwnWords(t *testing.T) {
 		wire.DecodePayload(payload, &req)
 		switch req.To {
 		case "stale":
-			return nil, &wire.RemoteError{Code: wire.CodeNoLiveSession, Sentence: "no live session holds @stale"}
+			return nil, &wire.Refusal{Code: wire.CodeNoLiveSession, Sentence: "no live session holds @stale"}
 		case "broken":
 			return nil, errors.New("the inbox of @broken could not be appended to: disk full")
 		}
@@ -56,14 +56,14 @@ func TestRefusalsPassThroughInTheirOwnWords(t *testing.T) {
 				{"broken", wire.CodeFileFailed, "the inbox of @broken could not be appended to: disk full"},
 			} {
 				err := g.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "a", To: tc.to}, nil)
-				var re *wire.RemoteError
+				var re *wire.Refusal
 				if !errors.As(err, &re) || re.Code != tc.code || re.Sentence != tc.sentence {
 					t.Errorf("call to %s = %v; want %s %q", tc.to, err, tc.code, tc.sentence)
 				}
 			}
 			_, bare, _ := pair(t, tr.dial, Config{}, Config{})
 			err := bare.Call(context.Background(), "comm.nosuch", struct{}{}, nil)
-			var re *wire.RemoteError
+			var re *wire.Refusal
 			if !errors.As(err, &re) || re.Code != wire.CodeUnknownOp {
 				t.Errorf("a link with no handler answered %v, want unknown_op", err)
 			}
@@ -301,7 +301,7 @@ func TestWebSocketRefusesAPeerThatOverrunsItsBound(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			var re *wire.RemoteError
+			var re *wire.Refusal
 			switch err := wire.Answer(env, nil); {
 			case errors.As(err, &re) && re.Code == wire.CodeBusy:
 				busy.Add(1)

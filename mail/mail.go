@@ -5,8 +5,6 @@
 package mail
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
@@ -19,31 +17,17 @@ import (
 // the wire's 1 MiB frame.
 const MaxText = 512 << 10
 
-// Refusal is a request that was refused before anything was written: Code for
-// programs, Sentence for the person (the text after "FAILED -> @h: ").
-type Refusal struct {
-	Code     string
-	Sentence string
-}
-
-func (r *Refusal) Error() string { return r.Sentence }
-
-// Refuse builds a Refusal.
-func Refuse(code, format string, args ...any) *Refusal {
-	return &Refusal{Code: code, Sentence: fmt.Sprintf(format, args...)}
-}
-
 // CheckRequest refuses what no route may file: bad handles on either side, text
 // that is too large, or a broadcast copy addressed to its own sender.
 func CheckRequest(r wire.CommFile) error {
 	if err := home.CheckHandle(r.To); err != nil {
-		return Refuse(wire.CodeBadHandle, "%v", err)
+		return wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}
 	if err := home.CheckHandle(r.From); err != nil {
-		return Refuse(wire.CodeBadHandle, "the sender is %v", err)
+		return wire.Refuse(wire.CodeBadHandle, "the sender is %v", err)
 	}
 	if len(r.Text) > MaxText {
-		return Refuse(wire.CodeBadRequest, "the message is %d bytes, over the %d-byte limit; send a shorter one or split it", len(r.Text), MaxText)
+		return wire.Refuse(wire.CodeBadRequest, "the message is %d bytes, over the %d-byte limit; send a shorter one or split it", len(r.Text), MaxText)
 	}
 	return nil
 }
@@ -53,10 +37,10 @@ func CheckRequest(r wire.CommFile) error {
 func CheckReceiver(d *registry.Doc, to string, now time.Time) error {
 	e, ok := d.Agents[to]
 	if !ok {
-		return Refuse(wire.CodeNotHere, "no box knows that handle: %s", to)
+		return wire.NoBoxKnows(to, nil)
 	}
 	if !registry.Live(e.LastSeen, now) {
-		return Refuse(wire.CodeNoLiveSession, "no live session holds @%s", to)
+		return wire.Refuse(wire.CodeNoLiveSession, "no live session holds @%s", to)
 	}
 	return nil
 }
@@ -69,14 +53,4 @@ func Compose(r wire.CommFile, now time.Time) filer.Line {
 		to = ""
 	}
 	return filer.Line{From: r.From, To: to, Repo: r.Repo, Msg: r.Text, TS: registry.Stamp(now), ID: r.ID}
-}
-
-// AsRefusal maps a filer error to the refusal a sender sees; anything that is not
-// already a Refusal is file_failed with the filer's own words.
-func AsRefusal(err error) *Refusal {
-	var r *Refusal
-	if errors.As(err, &r) {
-		return r
-	}
-	return Refuse(wire.CodeFileFailed, "%v", err)
 }

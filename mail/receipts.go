@@ -18,13 +18,13 @@ import (
 func Receipts(h home.Home, box string, req wire.CommReceipts) ([]wire.Receipt, error) {
 	from, to := req.From, req.To
 	if err := home.CheckHandle(from); err != nil {
-		return nil, Refuse(wire.CodeBadHandle, "the sender is %v", err)
+		return nil, wire.Refuse(wire.CodeBadHandle, "the sender is %v", err)
 	}
 	targets := []string{to}
 	if to == "" {
 		d, err := registry.Read(h)
 		if err != nil {
-			return nil, Refuse(wire.CodeUnreadable, "the registry could not be read (%v)", err)
+			return nil, wire.Refuse(wire.CodeUnreadable, "the registry could not be read (%v)", err)
 		}
 		targets = targets[:0]
 		for name := range d.Agents {
@@ -34,7 +34,7 @@ func Receipts(h home.Home, box string, req wire.CommReceipts) ([]wire.Receipt, e
 		}
 		sort.Strings(targets)
 	} else if err := home.CheckHandle(to); err != nil {
-		return nil, Refuse(wire.CodeBadHandle, "%v", err)
+		return nil, wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}
 	f := filer.New(h)
 	var out []wire.Receipt

@@ -96,7 +96,7 @@ func TestReceiptsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Receipts(tc.h, "box", tc.req)
-			var r *Refusal
+			var r *wire.Refusal
 			if !errors.As(err, &r) || r.Code != tc.code || !strings.Contains(r.Sentence, tc.says) {
 				t.Fatalf("Receipts = %v; want %s saying %q", err, tc.code, tc.says)
 			}

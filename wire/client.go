@@ -11,16 +11,6 @@ import (
 	"time"
 )
 
-// RemoteError is a refusal the daemon answered: Code for programs, Sentence, the
-// daemon's own words, for people.
-type RemoteError struct {
-	Op       string
-	Code     string
-	Sentence string
-}
-
-func (e *RemoteError) Error() string { return e.Sentence }
-
 // ErrClosed is wrapped by every call that fails because the connection ended
 // before its answer came.
 var ErrClosed = errors.New("the connection to the daemon closed")
@@ -46,7 +36,7 @@ type Client struct {
 }
 
 // Dial connects to the daemon's Unix socket, says hello and reads its answer. A
-// refused hello is a *RemoteError carrying the daemon's words. ctx bounds the dial
+// refused hello is a *Refusal carrying the daemon's words. ctx bounds the dial
 // and the hello exchange.
 func Dial(ctx context.Context, socketPath string, hello Hello) (*Client, error) {
 	var d net.Dialer
@@ -106,7 +96,7 @@ func handshake(ctx context.Context, conn net.Conn, hello Hello) (*Client, error)
 func (c *Client) Hello() HelloOK { return c.hello }
 
 // Call sends one request and waits for its answer, decoding a success into resp
-// (which may be nil) and a refusal into a *RemoteError. ctx bounds the wait; an
+// (which may be nil) and a refusal into a *Refusal. ctx bounds the wait; an
 // abandoned call leaves the connection usable, and its late answer is dropped.
 func (c *Client) Call(ctx context.Context, op string, req, resp any) error {
 	ch := make(chan Envelope, 1)
@@ -222,13 +212,13 @@ func (c *Client) forget(id uint64) {
 	c.mu.Unlock()
 }
 
-// answer turns a response frame into resp, or into a *RemoteError when its payload
+// answer turns a response frame into resp, or into a *Refusal when its payload
 // is a refusal.
 func answer(env Envelope, resp any) error {
 	var refusal Error
 	if len(bytes.TrimSpace(env.Payload)) > 0 {
 		if err := json.Unmarshal(env.Payload, &refusal); err == nil && refusal.Error != "" {
-			return &RemoteError{Op: env.Op, Code: refusal.Code, Sentence: refusal.Error}
+			return &Refusal{Op: env.Op, Code: refusal.Code, Sentence: refusal.Error}
 		}
 	}
 	if resp == nil {

@@ -178,9 +178,9 @@ func TestClientRefusals(t *testing.T) {
 				defer c.Close()
 				err = c.Call(ctx, OpCommFile, tc.req, nil)
 			}
-			var re *RemoteError
+			var re *Refusal
 			if !errors.As(err, &re) {
-				t.Fatalf("err = %v (%T), want a *RemoteError", err, err)
+				t.Fatalf("err = %v (%T), want a *Refusal", err, err)
 			}
 			if re.Code != tc.wantCode || re.Sentence != tc.wantText {
 				t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)

@@ -48,6 +48,11 @@ const (
 	CodeBadRequest    = "bad_request"
 	CodeShuttingDown  = "shutting_down"
 	CodeUnreadable    = "registry_unreadable"
+	// CodeNoAnswer: a box, or the hub, gave no answer in time; the line may
+	// still have been filed, and a retry with the same id files it at most once.
+	CodeNoAnswer = "no_answer"
+	// CodeNotLinked: a guest holds no link to its hub, so nothing was forwarded.
+	CodeNotLinked = "not_linked"
 )
 
 // Envelope is one frame.

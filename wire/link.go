@@ -22,5 +22,5 @@ type LinkDirectory struct {
 }
 
 // Answer reads a response frame into resp (which may be nil), or returns the
-// *RemoteError its payload carries when it is a refusal.
+// *Refusal its payload carries when it is a refusal.
 func Answer(env Envelope, resp any) error { return answer(env, resp) }

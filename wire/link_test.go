@@ -37,8 +37,8 @@ func TestAnswerReadsRefusalsAndResults(t *testing.T) {
 		t.Fatalf("Answer(result) = %+v, %v", ok, err)
 	}
 	err := Answer(Envelope{Kind: KindRes, Op: OpCommFile, Payload: []byte(`{"error":"busy now","code":"busy"}`)}, &ok)
-	re, isRemote := err.(*RemoteError)
+	re, isRemote := RefusalOf(err)
 	if !isRemote || re.Code != CodeBusy || re.Sentence != "busy now" {
-		t.Fatalf("Answer(refusal) = %v, want a *RemoteError busy", err)
+		t.Fatalf("Answer(refusal) = %v, want a *Refusal busy", err)
 	}
 }

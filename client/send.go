@@ -136,7 +136,7 @@ func (r *router) file(req wire.CommFile) string {
 func (r *router) canAppend() bool {
 	if r.direct == nil {
 		ok := false
-		if own, err := filer.ComputeManager(r.s.Home.InboxDir()); err == nil {
+		if own, err := filer.OwnManager(r.s.Home); err == nil {
 			ok, r.directNo = filer.Matches(r.s.Home, own)
 		} else {
 			r.directNo = err.Error()

@@ -235,7 +235,7 @@ func TestLockManagerMismatch(t *testing.T) {
 		writer string // line 2 of the record the test writes after start
 		says   string
 	}{
-		{"another machine's record", "0123456789abcdef0123456789abcdef", "stop every daemon on this comm folder, delete"},
+		{"another machine's record", "0123456789abcdef0123456789abcdef", "stop every daemon on this comm folder, on every box that shares it, delete"},
 		{"this machine's record after a remount", machine.ID(), "so its folder was remounted: restart the daemon"},
 	}
 	for _, tc := range tests {

@@ -113,7 +113,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := registry.Ensure(h); err != nil {
 		return fmt.Errorf("prepare comm home %s: %w", h.Dir, err)
 	}
-	own, err := filer.ComputeManager(h.Dir)
+	own, err := filer.OwnManager(h)
 	if err != nil {
 		d.log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -13,10 +12,9 @@ import (
 // A lock excludes only writers that share one manager, so every filing first
 // checks that the folder's record still names ours.
 type lockManager struct {
-	home    home.Home
-	own     string
-	machine string
-	hub     bool // this daemon is the folder's hub, the one that records it
+	home home.Home
+	own  string
+	hub  bool // this daemon is the folder's hub, the one that records it
 }
 
 // newLockManager records own for the folder when this daemon is its hub, as the
@@ -29,7 +27,7 @@ func newLockManager(h home.Home, own string, hub bool, log *slog.Logger) lockMan
 	} else if err := filer.EnsureRecord(h, own, log); err != nil {
 		log.Error("this daemon will file nothing until its inbox lock manager is recorded", "err", err)
 	}
-	return lockManager{home: h, own: own, machine: machine.ID(), hub: hub}
+	return lockManager{home: h, own: own, hub: hub}
 }
 
 // check refuses a filing unless the folder's record names this box's manager.
@@ -41,16 +39,5 @@ func (m lockManager) check() error {
 	if ok {
 		return nil
 	}
-	recovery := "stop every daemon on this comm folder, delete " + m.home.LockManager() + " and start the hub"
-	if _, writer, present, err := filer.ReadRecord(m.home.LockManager()); err == nil {
-		switch {
-		case !present && m.hub:
-			recovery = "restart the daemon, which records its own"
-		case !present:
-			recovery = "start the folder's hub, which records its own"
-		case machine.Same(writer, m.machine):
-			recovery = "this machine wrote the record, so its folder was remounted: restart the daemon"
-		}
-	}
-	return wire.Refuse(wire.CodeFileFailed, "the folder's inbox-lock-manager record does not name this daemon's inbox lock (%s), so nothing was appended; %s", why, recovery)
+	return wire.Refuse(wire.CodeFileFailed, "the folder's inbox-lock-manager record does not name this daemon's inbox lock (%s), so nothing was appended; %s", why, filer.RecordFix(m.home, m.own, m.hub))
 }

@@ -24,6 +24,10 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("connecting as another user needs root")
 	}
+	// Copied before the rig starts anything: a child forked while the copy's
+	// write descriptor is open inherits it until its exec, and the helper's
+	// exec then fails with ETXTBSY (text file busy).
+	bin := copyTestBinary(t)
 	// No status page: its token file makes run/<host> private again, racing
 	// the opening below.
 	r := startRig(t, func(d *Daemon) { d.cfg.HTTP = HTTPOff })
@@ -32,7 +36,6 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := copyTestBinary(t)
 	cmd := exec.Command(bin, "-test.run=^TestHelperPeer$")
 	cmd.Env = append(os.Environ(), peerSocketEnv+"="+r.sock)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

@@ -63,7 +63,7 @@ func ResetLockManager(h home.Home, host, hostsPath string, log *slog.Logger) (st
 		return "", fmt.Errorf("a daemon is running on this folder (it holds %s); stop every daemon on the folder, on every box that shares it, then run the reset again", l.Path())
 	}
 	defer l.Unlock()
-	own, err := filer.ComputeManager(h.Dir)
+	own, err := filer.OwnManager(h)
 	if err != nil {
 		log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
 	}

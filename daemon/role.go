@@ -6,7 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/topology"
 )
 
@@ -26,7 +26,7 @@ func roleOf(h home.Home, host, hostsPath string, log *slog.Logger) topology.Role
 			log.Error("hosts.toml is not usable", "path", hostsPath, "err", err)
 		}
 	}
-	own, derr := hub.OwnDisk(h.Dir)
+	own, derr := machine.OwnDisk(h.Dir)
 	if derr != nil {
 		log.Warn("whether the comm home is on this machine's own disk could not be told, so it is taken not to be", "home", h.Dir, "err", derr)
 	}

@@ -42,7 +42,7 @@ func healthyHome(t *testing.T) Env {
 	if err := registry.Ensure(h); err != nil {
 		t.Fatal(err)
 	}
-	own, err := filer.ComputeManager(h.Dir)
+	own, err := filer.OwnManager(h)
 	if err != nil {
 		t.Skipf("this folder's lock manager cannot be told: %v", err)
 	}

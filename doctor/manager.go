@@ -2,9 +2,9 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/topology"
 )
@@ -15,8 +15,8 @@ import (
 // daemon (route 2).
 func checkLockManager(e Env, hosts hostsFile) Check {
 	c := Check{Name: "lock manager"}
-	own, merr := filer.ComputeManager(e.Home.Dir)
-	ownDisk, _ := hub.OwnDisk(e.Home.Dir)
+	own, merr := filer.OwnManager(e.Home)
+	ownDisk, _ := machine.OwnDisk(e.Home.Dir)
 	role := topology.RoleOf(hosts.t, hosts.err, e.Host, ownDisk)
 	path := e.Home.LockManager()
 	line1, line2, found, err := filer.ReadRecord(path)
@@ -29,14 +29,14 @@ func checkLockManager(e Env, hosts hostsFile) Check {
 		c.Fix = "Give the machine a machine id (/etc/machine-id on Linux), then restart the daemon."
 	case !found:
 		c.Level, c.Detail = Warn, fmt.Sprintf("there is no %s: no hub has started on this folder", path)
-		c.Fix = "Start the hub's daemon (sotd serve on the hub box); it writes the record."
+		c.Fix = sentence(filer.RecordFix(e.Home, own, role.Hub))
 	case line1 == own:
 		c.Level, c.Detail = OK, fmt.Sprintf("the record names %s, this box's own manager: it files here itself", own)
 	case !role.Hub:
 		c.Level, c.Detail = OK, fmt.Sprintf("the record names %s and this guest's manager is %s: its sends go through the daemon", line1, own)
-	case known(line2) && line2 == machine.ID():
+	case machine.Known(line2) && line2 == machine.ID():
 		c.Level, c.Detail = Warn, fmt.Sprintf("the record names %s, written by this machine, and this hub's manager is now %s (the folder was remounted)", line1, own)
-		c.Fix = "Restart the daemon: the hub rewrites its own record at start."
+		c.Fix = sentence(filer.RecordFix(e.Home, own, role.Hub))
 	default:
 		writer := "an unknown machine"
 		if line2 != "" {
@@ -44,7 +44,7 @@ func checkLockManager(e Env, hosts hostsFile) Check {
 		}
 		c.Level = Fail
 		c.Detail = fmt.Sprintf("the record was written by %s and names %s, but this box is the folder's hub (%s) with manager %s: the hub files nothing", writer, line1, role.Reason, own)
-		c.Fix = "Stop every daemon on the folder, on every box that shares it, then run sotd lock-manager reset here and start the daemon."
+		c.Fix = sentence(filer.RecordFix(e.Home, own, role.Hub))
 	}
 	if merr != nil && c.Level == OK {
 		c.Level, c.Fix = Warn, ""
@@ -53,4 +53,10 @@ func checkLockManager(e Env, hosts hostsFile) Check {
 	return c
 }
 
-func known(id string) bool { return id != "" && id != machine.Unknown }
+// sentence is a recovery clause written as a fix: a capital and a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}

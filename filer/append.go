@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/sotcomm/sotd/metrics"
 	"io"
 	"os"
 	"time"
+
+	"github.com/sotcomm/sotd/metrics"
 
 	"github.com/sotcomm/sotd/home"
 )

@@ -49,7 +49,7 @@ func New(h home.Home) *Filer {
 		Log:      slog.Default(),
 		Now:      time.Now,
 	}
-	m, err := ComputeManager(h.Dir)
+	m, err := OwnManager(h)
 	if err != nil {
 		f.Log.Warn("cannot tell which lock manager serves the comm home; waiting for inbox locks as on a local disk", "home", h.Dir, "err", err)
 	}

@@ -2,12 +2,13 @@ package filer
 
 import (
 	"fmt"
-	"github.com/sotcomm/sotd/metrics"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sotcomm/sotd/metrics"
 
 	"github.com/sotcomm/sotd/home"
 )

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sotcomm/sotd/home"
@@ -17,8 +18,6 @@ import (
 
 // NoManager is the manager of a machine with no machine id; it never matches.
 const NoManager = "none"
-
-func knownID(id string) bool { return id != "" && id != machine.Unknown }
 
 // ReadRecord reads the inbox-lock-manager record at path: line 1 is the manager,
 // line 2 the machine id of the machine that wrote it ("" when the record has none,
@@ -55,7 +54,7 @@ func ensureRecord(h home.Home, own, id string, log *slog.Logger) error {
 		log = slog.Default()
 	}
 	path := h.LockManager()
-	if own == NoManager || !knownID(id) {
+	if own == NoManager || !machine.Known(id) {
 		return fmt.Errorf("this machine has no machine id, so the hub cannot name its inbox lock manager in %s and refuses every filing: give the machine a machine id (/etc/machine-id on Linux), then restart the daemon", path)
 	}
 	line1, line2, ok, err := ReadRecord(path)
@@ -90,7 +89,51 @@ func ensureRecord(h home.Home, own, id string, log *slog.Logger) error {
 	if line2 != "" {
 		writer = "machine " + line2
 	}
-	return fmt.Errorf("the inbox-lock-manager record %s was written by %s and names a different lock manager (%s) than this hub's (%s); it was left untouched, and inboxes here are not filed. Stop every daemon on this folder, delete %s and start the hub", path, writer, line1, own, path)
+	return fmt.Errorf("the inbox-lock-manager record %s was written by %s and names a different lock manager (%s) than this hub's (%s); it was left untouched, and inboxes here are not filed: %s", path, writer, line1, own, replaceByHand(path))
+}
+
+// replaceByHand is the protocol's recovery for a record another machine wrote.
+func replaceByHand(path string) string {
+	return "stop every daemon on this comm folder, on every box that shares it, delete " + path + " (or run sotd lock-manager reset) and start the hub"
+}
+
+// RecordFix is what a person does when the folder's record does not name own,
+// the manager of a daemon that is (hub) or is not the folder's hub: the one
+// recovery the daemon's refusal and sotd doctor both name.
+func RecordFix(h home.Home, own string, hub bool) string {
+	_, writer, present, err := ReadRecord(h.LockManager())
+	switch {
+	case err != nil:
+	case !present && hub:
+		return "restart the daemon (sotd serve), which records its own"
+	case !present:
+		return "start the folder's hub (sotd serve on its box), which records its own"
+	case machine.Same(writer, machine.ID()):
+		return "this machine wrote the record, so its folder was remounted: restart the daemon"
+	}
+	return replaceByHand(h.LockManager())
+}
+
+var owned sync.Map // inbox folder -> ownManager
+
+type ownManager struct {
+	name string
+	err  error
+}
+
+// OwnManager names this box's lock manager for h's inboxes, as line 1 of the
+// inbox-lock-manager record would (ComputeManager of inbox/, where the lock files
+// live). It reads the mounts and the machine id once per process and folder: every
+// route, the daemon and doctor ask it, so they cannot disagree.
+func OwnManager(h home.Home) (string, error) {
+	dir := h.InboxDir()
+	if v, ok := owned.Load(dir); ok {
+		m := v.(ownManager)
+		return m.name, m.err
+	}
+	name, err := computeManager(dir)
+	owned.Store(dir, ownManager{name, err})
+	return name, err
 }
 
 var recordSeq atomic.Int64

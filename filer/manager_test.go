@@ -61,13 +61,13 @@ func TestManagerOf(t *testing.T) {
 
 func TestComputeManagerHere(t *testing.T) {
 	dir := t.TempDir()
-	got, err := ComputeManager(filepath.Join(dir, "not", "made", "yet"))
+	got, err := computeManager(filepath.Join(dir, "not", "made", "yet"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := machine.ID()
 	switch {
-	case !knownID(id):
+	case !machine.Known(id):
 		if got != "none" {
 			t.Fatalf("no machine id, got %q", got)
 		}
@@ -138,7 +138,7 @@ func TestEnsureRecord(t *testing.T) {
 			if string(got) != tt.want {
 				t.Fatalf("record %q, want %q", got, tt.want)
 			}
-			if tt.err != "" && strings.Contains(tt.err, "untouched") && !strings.Contains(err.Error(), "delete "+h.LockManager()+" and start the hub") {
+			if tt.err != "" && strings.Contains(tt.err, "untouched") && !strings.Contains(err.Error(), "delete "+h.LockManager()+" (or run sotd lock-manager reset) and start the hub") {
 				t.Fatalf("the refusal names no recovery: %v", err)
 			}
 			if left, _ := filepath.Glob(filepath.Join(h.Dir, ".inbox-lock-manager.*")); len(left) != 0 {

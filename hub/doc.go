@@ -19,7 +19,4 @@
 // lock wait plus 1 s, link.CallWait), and at most MaxOffers offers are in flight
 // at once across every request, so a burst to unknown handles cannot open
 // hundreds of streams to each box.
-//
-// OwnDisk is the protocol's own-disk test, which with hosts.toml decides who is
-// the hub of a folder (topology.RoleOf).
 package hub

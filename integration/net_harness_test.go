@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -38,7 +38,7 @@ type network struct {
 // would record that folder's lock manager.
 func onOwnDisk(t testing.TB) {
 	t.Helper()
-	own, err := hub.OwnDisk(os.TempDir())
+	own, err := machine.OwnDisk(os.TempDir())
 	if err != nil || !own {
 		t.Skipf("the test homes under %s are not on this machine's own disk (%v), so a guest's own folder has no hub", os.TempDir(), err)
 	}

@@ -11,8 +11,18 @@ const Unknown = "-"
 
 // Same reports whether two recorded facts are known and equal.
 func Same(a, b string) bool {
-	return a != "" && a != Unknown && a == b
+	return Known(a) && a == b
 }
+
+// Known says whether a fact was read: it is neither empty nor Unknown.
+func Known(fact string) bool { return fact != "" && fact != Unknown }
+
+// localKinds are the file systems whose flock is this machine's kernel's own.
+var localKinds = map[string]bool{"ext2": true, "ext3": true, "ext4": true, "xfs": true, "btrfs": true, "zfs": true, "f2fs": true, "tmpfs": true}
+
+// LocalFS says whether a mount of kind fstype is this machine's own disk (or
+// memory), whose flock is this kernel's.
+func LocalFS(fstype string) bool { return localKinds[fstype] }
 
 func trimmed(b []byte, err error) string {
 	if err != nil {

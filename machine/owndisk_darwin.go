@@ -1,4 +1,4 @@
-package hub
+package machine
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !windows
 
-package hub
+package machine
 
 // OwnDisk is false where the protocol names no own-disk test: such a daemon is
 // the hub of its folder only when hosts.toml names it, or there is none.

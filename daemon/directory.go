@@ -75,6 +75,23 @@ func (d *directory) syncLocked() {
 	d.told = held
 }
 
+// heldOrNone is held, or none when the registry cannot be read.
+func (d *directory) heldOrNone() map[string]bool {
+	held, _ := d.held()
+	return held
+}
+
+// tell sends what changed now if the hub has not been told of handle yet: a
+// request on handle's behalf made right after its join must not reach the hub
+// before the directory update that names it.
+func (d *directory) tell(handle string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.told[handle] {
+		d.syncLocked()
+	}
+}
+
 // held is the set of handles this box's registry lists under this box.
 func (d *directory) held() (map[string]bool, error) {
 	doc, err := registry.Read(d.home)

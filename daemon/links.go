@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/hub"
@@ -47,7 +48,8 @@ func (d *Daemon) newNetwork() *network {
 	}
 	switch {
 	case role.Serve:
-		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Log: d.log})
+		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
+		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery}
 		n.keeper = &link.Keeper{
@@ -199,12 +201,32 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 	if err := wire.DecodePayload(payload, &req); err != nil {
 		return nil, &wire.Refusal{Op: op, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
+	if err := n.mayActFor(ctx, c, req.From); err != nil {
+		return nil, err
+	}
 	req.Forwarded = true
 	res, err := n.d.commFileCtx(ctx, n.b, req)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// holdWait bounds how long the hub waits for a guest's directory to name the
+// sender of its request: the guest sends that update before the request, on
+// another stream, so it lags by a round trip at most.
+const holdWait = time.Second
+
+// mayActFor refuses a linked box's request on behalf of a handle it does not
+// hold. On the hub every request from a guest must name one of the guest's own
+// handles; a guest takes its hub's word, since the hub checked the box that
+// asked before it asked anyone on, and its own socket is its owner's.
+func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
+	if n.router == nil || n.router.Holds(ctx, c, handle, holdWait) {
+		return nil
+	}
+	n.log.Warn("a linked box asked to act for a handle it does not hold; refused", "box", c.Box(), "handle", handle)
+	return wire.Refuse(wire.CodeNotHolder, "the box %s does not hold @%s, so it cannot act for it — nothing was done; a box acts only for the handles its own registry lists under its name", c.Box(), handle)
 }
 
 // onEvent takes a guest's directory events on the hub.

@@ -114,6 +114,8 @@ func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
 
 func TestRoutesAcrossBoxes(t *testing.T) {
 	hb, ga, gb := threeBoxes(t)
+	// Each box sends as a handle it holds: a box acts for no other.
+	senderOf := map[*netBox]string{hb: "hank", ga: "alice", gb: "bob"}
 	for _, tc := range []struct {
 		name     string
 		from     *netBox
@@ -130,7 +132,7 @@ func TestRoutesAcrossBoxes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.from.dial(t)
-			req := wire.CommFile{From: "sender", To: tc.to, Text: "across " + tc.name, ID: "ID-" + strings.ReplaceAll(tc.name, " ", "-")}
+			req := wire.CommFile{From: senderOf[tc.from], To: tc.to, Text: "across " + tc.name, ID: "ID-" + strings.ReplaceAll(tc.name, " ", "-")}
 			res, err := call(t, c, req)
 			if tc.want != "" {
 				if err == nil || err.Error() != tc.want {

@@ -41,6 +41,9 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 	if err := wire.DecodePayload(payload, &req); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
+	if err := n.mayActFor(ctx, asker, req.From); err != nil {
+		return nil, err
+	}
 	req.Forwarded = true
 	res, err := n.d.commReceipts(ctx, asker, req)
 	if err != nil {

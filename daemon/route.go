@@ -60,6 +60,7 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 	if c == nil {
 		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its hub %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, n.role.LinkTo, req.To, n.d.cfg.Host)
 	}
+	n.dir.tell(req.From)
 	wait := link.CallWait() + forwardGrace
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

@@ -6,17 +6,18 @@
 // linked to it, and answers with theirs:
 //
 //   - directory first: each linked box tells the hub which handles it holds, so
-//     the body goes only to the one box that holds the handle;
-//   - every linked box at once, only when the directory has no answer or its
-//     holder answers not_here;
-//   - the verdict is the first ok; else the first refusal that is not not_here,
-//     in that box's own words; else "the daemon on <box> did not answer within
-//     <n>s; @<h> may still be filed"; else "no box knows that handle: <h>", or
-//     "no linked box knows that handle: <h>; not linked: <boxes>" when a box that
-//     should hold a link holds none.
+//     the body goes only to the one box that holds the handle, and that box's
+//     answer is the answer (a handle has one holder: see Router);
+//   - every linked box at once, only when no box holds the handle;
+//   - the verdict is the first ok; else, when a box gave no answer in time, "the
+//     daemon on <box> did not answer within <n>s; @<h> may still be filed" (it
+//     may have filed the line); else the first refusal that is not not_here, in
+//     that box's own words; else "no box knows that handle: <h>", or "no linked
+//     box knows that handle: <h>; not linked: <boxes>" when a box that should
+//     hold a link holds none.
 //
 // Every offer is bounded: one request's offers share one deadline (the inbox
 // lock wait plus 1 s, link.CallWait), and at most MaxOffers offers are in flight
-// at once across every request, so a burst to unknown handles cannot open
-// hundreds of streams to each box.
+// at once to each box, so a burst to unknown handles cannot open hundreds of
+// streams to a box, and a box that stops answering holds only its own slots.
 package hub

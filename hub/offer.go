@@ -26,27 +26,23 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 }
 
 // Offer offers req, marked forwarded, to the linked boxes: to the directory's
-// holder of req.To alone, then, only if there is none or it answers not_here, to
-// every other linked box at once. first, when not nil, is a refusal that came
-// before any offer (the hub's own). All offers share one deadline, cfg.Wait.
+// holder of req.To alone when there is one, whose answer is the answer (no other
+// box is asked, so a box that claims a handle it does not hold never sees its
+// mail); else to every linked box at once. first, when not nil, is a refusal
+// that came before any offer (the hub's own). All offers share one deadline,
+// cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Wait)
 	defer cancel()
 	req.Forwarded = true
 	t := tally{refusal: first}
-	holder := r.holder(req.To)
-	if holder != nil {
+	if holder := r.holder(req.To); holder != nil {
 		if res, ok := r.fanOut(ctx, []Peer{holder}, req, &t); ok {
 			return res, nil
 		}
-		if t.notHere == 0 {
-			// The holder refused in its own words, or said nothing in time: no
-			// other box would file what the box holding the handle did not.
-			return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
-		}
-		r.log.Debug("the directory's holder does not hold the handle; offering to every box", "to", req.To, "holder", holder.Box())
+		return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
 	}
-	if res, ok := r.fanOut(ctx, r.Peers(holder), req, &t); ok {
+	if res, ok := r.fanOut(ctx, r.Peers(nil), req, &t); ok {
 		return res, nil
 	}
 	var missing []string
@@ -63,47 +59,54 @@ type answer struct {
 	err error
 }
 
-// fanOut offers req to every peer at once, at most cfg.MaxOffers in flight
-// across all requests, and returns the first ok. Without one, every answer is
-// noted in t. Offers still out when the ok comes are cancelled; they end on
-// their own, counted by r.offers.
+// fanOut offers req to every peer at once, each within its own link's share of
+// offer slots (cfg.MaxOffers), and returns the first ok. Without one, every
+// answer is noted in t. Offers still out when the ok comes are cancelled; they
+// end on their own, counted by r.offers.
 func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t *tally) (wire.CommFiled, bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Sized so that no offer waits to hand in its answer after fanOut returned.
 	answers := make(chan answer, len(peers))
-	pending, out := peers, 0
-	done := ctx.Done()
-	for len(pending) > 0 || out > 0 {
-		slots := r.slots
-		if len(pending) == 0 {
-			slots = nil
+	for _, p := range peers {
+		slots := r.slotsOf(p)
+		if slots == nil {
+			answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeNotHere, "the link to %s ended before it was asked", p.Box())}
+			continue
 		}
-		select {
-		case slots <- struct{}{}:
-			p := pending[0]
-			pending = pending[1:]
-			out++
-			r.offers.Go(func() {
-				defer func() { <-r.slots }()
-				answers <- r.offerTo(ctx, p, req)
-			})
-		case a := <-answers:
-			out--
-			if a.err == nil {
-				return a.res, true
+		r.offers.Go(func() {
+			if !take(ctx, slots) {
+				answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeFileFailed, "the daemon on %s was not asked: all %d offers to it were still unanswered; nothing was sent to it", p.Box(), cap(slots))}
+				return
 			}
-			t.note(a)
-		case <-done:
-			// No slot came in time: those boxes were never asked, and the ones
-			// asked answer at once now that ctx has ended.
-			for _, p := range pending {
-				t.note(answer{box: p.Box(), err: ctx.Err()})
-			}
-			pending, done = nil, nil
+			defer func() { <-slots }()
+			answers <- r.offerTo(ctx, p, req)
+		})
+	}
+	for range peers {
+		a := <-answers
+		if a.err == nil {
+			return a.res, true
 		}
+		t.note(a)
 	}
 	return wire.CommFiled{}, false
+}
+
+// take takes a slot, at once when one is free (so an offer is made even when
+// another box's ok has just ended ctx), else as soon as one frees within ctx.
+func take(ctx context.Context, slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile) answer {
@@ -139,13 +142,16 @@ func (t *tally) note(a answer) {
 	}
 }
 
-// verdict is the answer when no box filed the line, by the protocol's order.
+// verdict is the answer when no box filed the line: a box that gave no answer
+// in time may still have filed it, so that outranks any refusal (the hub's own
+// included) — a FAILED for a line that was filed would be a lie; then the first
+// refusal that is not not_here, in its box's own words; then not_here.
 func (t *tally) verdict(to string, wait time.Duration, notLinked []string) *wire.Refusal {
 	switch {
-	case t.refusal != nil:
-		return t.refusal
 	case t.silent != "":
 		return wire.NoAnswer(t.silent, to, wait)
+	case t.refusal != nil:
+		return t.refusal
 	}
 	return wire.NoBoxKnows(to, notLinked)
 }

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -11,8 +13,17 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// MaxOffers bounds the offers in flight at once, across every request.
-const MaxOffers = 64
+// Per-link bounds, so one box (a compromised one, or one that stopped answering)
+// can neither hold every offer slot nor grow the hub's directory without limit.
+const (
+	// MaxOffers bounds the offers in flight at once to one linked box, across
+	// every request.
+	MaxOffers = 64
+	// MaxHandles bounds the handles one linked box may hold.
+	MaxHandles = 4096
+	// MaxChange bounds the handles one directory event may add or remove.
+	MaxChange = 4096
+)
 
 // Peer is one linked box as the router sees it (a *link.Conn).
 type Peer interface {
@@ -27,8 +38,14 @@ type Config struct {
 	// wait plus 1 s (link.CallWait), so an appender that waited out the lock
 	// and then filed is not reported silent.
 	Wait time.Duration
-	// MaxOffers bounds the offers in flight at once; default MaxOffers.
+	// MaxOffers bounds the offers in flight at once to one box; default
+	// MaxOffers.
 	MaxOffers int
+	// MaxHandles bounds the handles one box may hold; default MaxHandles.
+	MaxHandles int
+	// Own lists the handles the hub's own folder lists under the hub's own box:
+	// they are the hub's, and no linked box may claim them. nil: none.
+	Own func() map[string]bool
 	// ShouldLink lists the boxes that should hold a link to this hub
 	// (topology.ShouldLink of the current hosts.toml); nil for none.
 	ShouldLink func() []string
@@ -37,15 +54,22 @@ type Config struct {
 
 // Router is the hub's table of linked boxes and of the handles each holds, and
 // the offers it makes to them.
+//
+// A pinned box is trusted only for the handles it holds: a handle has one
+// holder, the first live link to claim it, and a second claim while that link is
+// up is refused and logged (a legitimate move drops the handle first, or its
+// link ends). Boxes that share one comm folder are told apart by the host each
+// registry entry names: a box claims only the entries listed under its own name.
 type Router struct {
-	cfg   Config
-	log   *slog.Logger
-	slots chan struct{} // offers in flight
+	cfg Config
+	log *slog.Logger
 
-	mu    sync.Mutex
-	links map[string]Peer              // box -> its current link
-	held  map[Peer]map[string]struct{} // what each link said it holds
-	where map[string]map[Peer]struct{} // handle -> the links that said they hold it
+	mu      sync.Mutex
+	links   map[string]Peer              // box -> its current link
+	slots   map[Peer]chan struct{}       // each link's offers in flight
+	held    map[Peer]map[string]struct{} // what each link holds
+	holders map[string]Peer              // handle -> the one link that holds it
+	changed chan struct{}                // closed, and replaced, at each directory change
 
 	offers sync.WaitGroup // offers still running after their request was answered
 }
@@ -55,49 +79,81 @@ func New(cfg Config) *Router {
 	if cfg.MaxOffers <= 0 {
 		cfg.MaxOffers = MaxOffers
 	}
+	if cfg.MaxHandles <= 0 {
+		cfg.MaxHandles = MaxHandles
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Router{
-		cfg:   cfg,
-		log:   cfg.Log,
-		slots: make(chan struct{}, cfg.MaxOffers),
-		links: map[string]Peer{},
-		held:  map[Peer]map[string]struct{}{},
-		where: map[string]map[Peer]struct{}{},
+		cfg:     cfg,
+		log:     cfg.Log,
+		links:   map[string]Peer{},
+		slots:   map[Peer]chan struct{}{},
+		held:    map[Peer]map[string]struct{}{},
+		holders: map[string]Peer{},
+		changed: make(chan struct{}),
 	}
 }
 
-// Add takes a link that came up. A box that links again (it restarted before
-// the hub saw its old link end) is reached over the newer link from now on.
+// Closer is a link the router can end: a box holding two links at once (it
+// relinked before the hub saw its old link end) keeps only the newer one.
+type Closer interface{ Close() error }
+
+// Add takes a link that came up. A box that links again is reached over the
+// newer link from now on; the older one is closed and its handles forgotten,
+// so the newer link's full directory claims them afresh.
 func (r *Router) Add(p Peer) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old, ok := r.links[p.Box()]; ok && old != p {
-		r.log.Info("a box linked again; its newer link is used", "box", p.Box())
-	}
+	old, again := r.links[p.Box()]
+	again = again && old != p
 	r.links[p.Box()] = p
+	r.slots[p] = make(chan struct{}, r.cfg.MaxOffers)
+	if again {
+		r.drop(old)
+	}
+	r.mu.Unlock()
+	if c, ok := old.(Closer); again && ok {
+		r.log.Info("a box linked again; its older link is closed and the newer one used", "box", p.Box())
+		c.Close()
+	}
 }
 
-// Remove forgets a link that ended, and every handle it said it held.
+// Remove forgets a link that ended, and every handle it held.
 func (r *Router) Remove(p Peer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.links[p.Box()] == p {
 		delete(r.links, p.Box())
 	}
+	r.drop(p)
+}
+
+func (r *Router) drop(p Peer) {
 	r.forget(p)
+	delete(r.slots, p)
 }
 
 // Directory applies a link's directory event: a full set replaces what that
-// link said before, a change adds and removes handles. Events of a link that
-// has ended are dropped, so a late one cannot outlive its Remove.
-func (r *Router) Directory(p Peer, d wire.LinkDirectory) {
+// link held before, a change adds and removes handles. Events of a link that has
+// ended are dropped, so a late one cannot outlive its Remove. An event past
+// MaxChange handles is refused whole; a claim on a handle another live link (or
+// the hub itself) holds, or past the link's MaxHandles, is refused. Each refusal
+// is logged with its reason and returned.
+func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
+	if n := len(d.Added) + len(d.Removed); n > MaxChange {
+		r.log.Warn("a box's directory event was refused: too many handles in one event", "box", p.Box(), "handles", n, "max", MaxChange)
+		return fmt.Errorf("a directory event of %d handles is over the %d-handle limit; it was refused whole", n, MaxChange)
+	}
+	var own map[string]bool
+	if r.cfg.Own != nil && len(d.Added) > 0 {
+		own = r.cfg.Own() // it reads the registry: not under the lock
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	select {
 	case <-p.Done():
-		return
+		return nil
 	default:
 	}
 	if d.Full {
@@ -108,34 +164,83 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) {
 		set = map[string]struct{}{}
 		r.held[p] = set
 	}
+	for _, h := range d.Removed {
+		if _, ok := set[h]; ok {
+			delete(set, h)
+			delete(r.holders, h)
+		}
+	}
+	var taken, over []string
 	for _, h := range d.Added {
-		if home.CheckHandle(h) != nil {
-			continue // no line could be routed to it anyway
+		if _, ok := set[h]; ok || home.CheckHandle(h) != nil {
+			continue // held already, or no line could be routed to it anyway
+		}
+		if q := r.holders[h]; q != nil && r.live(q) || own[h] {
+			taken = append(taken, h)
+			continue
+		}
+		if len(set) >= r.cfg.MaxHandles {
+			over = append(over, h)
+			continue
 		}
 		set[h] = struct{}{}
-		if r.where[h] == nil {
-			r.where[h] = map[Peer]struct{}{}
-		}
-		r.where[h][p] = struct{}{}
+		r.holders[h] = p
 	}
-	for _, h := range d.Removed {
-		delete(set, h)
-		r.unindex(h, p)
+	close(r.changed)
+	r.changed = make(chan struct{})
+	var errs []error
+	if len(taken) > 0 {
+		r.log.Warn("a box claimed handles another box holds; the claims were refused", "box", p.Box(), "refused", len(taken), "first", taken[0])
+		errs = append(errs, fmt.Errorf("%d handles are held by another box (first: %s); a handle has one holder", len(taken), taken[0]))
+	}
+	if len(over) > 0 {
+		r.log.Warn("a box claimed more handles than a link may hold; the rest were refused", "box", p.Box(), "refused", len(over), "max", r.cfg.MaxHandles)
+		errs = append(errs, fmt.Errorf("%d handles are past the %d a link may hold", len(over), r.cfg.MaxHandles))
+	}
+	return errors.Join(errs...)
+}
+
+// live says whether p is its box's current link and has not ended.
+func (r *Router) live(p Peer) bool {
+	select {
+	case <-p.Done():
+		return false
+	default:
+		return r.links[p.Box()] == p
 	}
 }
 
 func (r *Router) forget(p Peer) {
 	for h := range r.held[p] {
-		r.unindex(h, p)
+		if r.holders[h] == p {
+			delete(r.holders, h)
+		}
 	}
 	delete(r.held, p)
 }
 
-func (r *Router) unindex(h string, p Peer) {
-	if ps := r.where[h]; ps != nil {
-		delete(ps, p)
-		if len(ps) == 0 {
-			delete(r.where, h)
+// Holds says whether link p holds handle, waiting up to wait for a directory
+// event that makes it so: a box's directory update and a request made right
+// after a join travel on different streams, so the request may come first.
+func (r *Router) Holds(ctx context.Context, p Peer, handle string, wait time.Duration) bool {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		_, ok := r.held[p][handle]
+		changed := r.changed
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-p.Done():
+			return false
 		}
 	}
 }
@@ -161,22 +266,22 @@ func (r *Router) Holder(handle string) string {
 	return ""
 }
 
-// holder is the one linked box the directory says holds handle; nil when none
-// does, or when more than one says so (then every box is asked).
+// holder is the one live link the directory says holds handle; nil when none
+// does.
 func (r *Router) holder(handle string) Peer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var found Peer
-	for p := range r.where[handle] {
-		if r.links[p.Box()] != p {
-			continue
-		}
-		if found != nil {
-			return nil
-		}
-		found = p
+	if p := r.holders[handle]; p != nil && r.live(p) {
+		return p
 	}
-	return found
+	return nil
+}
+
+// slotsOf is p's share of offer slots; nil once p is no longer linked.
+func (r *Router) slotsOf(p Peer) chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.slots[p]
 }
 
 // Peers is every linked box but skip (nil skips none), each over its current

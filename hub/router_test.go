@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -21,6 +23,7 @@ type box struct {
 	name   string
 	answer func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
 	done   chan struct{}
+	closed atomic.Bool
 
 	mu   sync.Mutex
 	reqs []wire.CommFile
@@ -31,6 +34,7 @@ func newBox(name string, answer func(ctx context.Context, req wire.CommFile) (wi
 }
 
 func (b *box) Box() string           { return b.name }
+func (b *box) Close() error          { b.closed.Store(true); return nil }
 func (b *box) Done() <-chan struct{} { return b.done }
 
 func (b *box) Call(ctx context.Context, op string, req, resp any) error {
@@ -122,9 +126,9 @@ func TestOffer(t *testing.T) {
 		{"no directory: every box is asked and the one that files answers",
 			[]boxSpec{{"ga", notHere, false}, {"gb", files, false}, {"gc", notHere, false}}, nil, nil,
 			"", []string{"ga", "gb", "gc"}},
-		{"a holder that answers not_here sends the offer to every other box",
+		{"a holder that answers not_here is the answer: no other box sees the body",
 			[]boxSpec{{"ga", notHere, true}, {"gb", notHere, false}, {"gc", files, false}}, nil, nil,
-			"", []string{"ga", "gb", "gc"}},
+			"no box knows that handle: bob", []string{"ga"}},
 		{"a holder's refusal is the verdict, in its own words, and nobody else is asked",
 			[]boxSpec{{"ga", refuses(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended"), true}, {"gb", files, false}}, nil, nil,
 			"the inbox lock for @bob was held for 2s — nothing was appended", []string{"ga"}},
@@ -137,9 +141,12 @@ func TestOffer(t *testing.T) {
 		{"the first refusal that is not not_here",
 			[]boxSpec{{"ga", notHere, false}, {"gb", refuses(wire.CodeNoLiveSession, "no live session holds @bob"), false}}, nil, nil,
 			"no live session holds @bob", []string{"ga", "gb"}},
-		{"a refusal outranks a silent box",
+		{"a silent box outranks a refusal: it may have filed the line",
 			[]boxSpec{{"ga", silent, false}, {"gb", after(20*time.Millisecond, refuses(wire.CodeFileFailed, "gb's own words")), false}}, nil, nil,
-			"gb's own words", []string{"ga", "gb"}},
+			"the daemon on ga did not answer within 0.3s; @bob may still be filed", []string{"ga", "gb"}},
+		{"a silent holder outranks the hub's own stale entry",
+			[]boxSpec{{"ga", silent, true}}, nil, wire.Refuse(wire.CodeNoLiveSession, "no live session holds @bob"),
+			"the daemon on ga did not answer within 0.3s; @bob may still be filed", []string{"ga"}},
 		{"a silent box outranks not_here",
 			[]boxSpec{{"ga", notHere, false}, {"gb", silent, false}}, nil, nil,
 			"the daemon on gb did not answer within 0.3s; @bob may still be filed", []string{"ga", "gb"}},
@@ -260,15 +267,26 @@ func TestDirectory(t *testing.T) {
 		{"a full set replaces", func() {
 			r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"alice"}})
 		}, map[string]string{"alice": "ga", "ann": ""}},
-		{"two boxes claiming one handle name no holder", func() {
-			r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}})
-		}, map[string]string{"alice": "", "bob": "gb"}},
+		{"a second claim on a held handle is refused: the first holder keeps it", func() {
+			if err := r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}}); err == nil || !strings.Contains(err.Error(), "held by another box") {
+				t.Fatalf("a second claim on alice = %v, want it refused", err)
+			}
+		}, map[string]string{"alice": "ga", "bob": "gb"}},
 		{"a handle that is no handle is not taken", func() {
 			r.Directory(gb, wire.LinkDirectory{Added: []string{"../x"}})
 		}, map[string]string{"../x": ""}},
-		{"a link that ends takes its handles with it", func() {
+		{"a handle its holder drops can be claimed by another box", func() {
+			r.Directory(ga, wire.LinkDirectory{Removed: []string{"alice"}})
+			if err := r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}}); err != nil {
+				t.Fatal(err)
+			}
+		}, map[string]string{"alice": "gb", "bob": "gb"}},
+		{"a link that ends takes its handles with it, and they are free again", func() {
 			close(gb.done)
 			r.Remove(gb)
+			if err := r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}}); err != nil {
+				t.Fatal(err)
+			}
 		}, map[string]string{"alice": "ga", "bob": ""}},
 		{"an ended link's late event is dropped", func() {
 			r.Directory(gb, wire.LinkDirectory{Added: []string{"bob"}})
@@ -293,6 +311,9 @@ func TestNewerLinkOfABoxIsUsed(t *testing.T) {
 	link(r, old)
 	r.Directory(old, wire.LinkDirectory{Full: true, Added: []string{"bob"}})
 	link(r, cur)
+	if !old.closed.Load() {
+		t.Fatal("the box's older link was not closed when it linked again")
+	}
 	r.Directory(cur, wire.LinkDirectory{Full: true, Added: []string{"bob"}})
 	// The old link ends after the new one came up: the new one stays.
 	close(old.done)
@@ -305,7 +326,7 @@ func TestNewerLinkOfABoxIsUsed(t *testing.T) {
 	}
 }
 
-func TestOffersInFlightAreBounded(t *testing.T) {
+func TestOffersInFlightAreBoundedPerLink(t *testing.T) {
 	r := New(Config{Wait: 5 * time.Second, MaxOffers: 3})
 	t.Cleanup(r.Wait)
 	var now, peak atomic.Int32
@@ -321,11 +342,9 @@ func TestOffersInFlightAreBounded(t *testing.T) {
 		now.Add(-1)
 		return notHere(ctx, req)
 	}
-	for i := range 10 {
-		link(r, newBox(string(rune('a'+i))+"box", slow))
-	}
+	link(r, newBox("abox", slow))
 	var wg sync.WaitGroup
-	for range 4 {
+	for range 10 {
 		wg.Go(func() {
 			if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || !strings.HasPrefix(err.Error(), "no box knows") {
 				t.Errorf("Offer = %v, want no box knows", err)
@@ -334,7 +353,85 @@ func TestOffersInFlightAreBounded(t *testing.T) {
 	}
 	wg.Wait()
 	if p := peak.Load(); p > 3 || p < 2 {
-		t.Fatalf("%d offers were in flight at once, want at most 3 (and more than 1)", p)
+		t.Fatalf("%d offers were in flight at once to one box, want at most 3 (and more than 1)", p)
+	}
+}
+
+// TestASilentBoxHoldsOnlyItsOwnSlots: a box that never answers fills its own
+// share of offer slots, and a send to a handle another box holds is answered at
+// once (on a shared pool it waited for a slot until its deadline).
+func TestASilentBoxHoldsOnlyItsOwnSlots(t *testing.T) {
+	r := New(Config{Wait: 3 * time.Second, MaxOffers: 2})
+	t.Cleanup(r.Wait)
+	mute := newBox("mute", silent)
+	gb := newBox("gb", func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+		if req.To == "bob" {
+			return files(ctx, req)
+		}
+		return notHere(ctx, req)
+	})
+	link(r, mute, gb)
+	if err := r.Directory(gb, wire.LinkDirectory{Full: true, Added: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 4 { // offers to an unheld handle go to every box; mute keeps its two slots
+		go r.Offer(ctx, req("nobody"), nil)
+	}
+	testutil.Eventually(t, 2*time.Second, "mute to hold both its slots", func() bool { return len(r.slotsOf(mute)) == 2 })
+	start := time.Now()
+	if res, err := r.Offer(context.Background(), req("bob"), nil); err != nil || !res.OK {
+		t.Fatalf("Offer to gb's handle = %+v, %v; want ok", res, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the send to gb's handle took %s while mute held its slots", took)
+	}
+	cancel()
+}
+
+func TestDirectoryBounds(t *testing.T) {
+	r := New(Config{Wait: testWait, MaxHandles: 3, Own: func() map[string]bool { return map[string]bool{"hubby": true} }})
+	t.Cleanup(r.Wait)
+	ga := newBox("ga", files)
+	link(r, ga)
+	if err := r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"hubby"}}); err == nil {
+		t.Fatal("a claim on the hub's own handle was taken")
+	}
+	if r.Holder("hubby") != "" {
+		t.Fatal("a box holds the hub's own handle")
+	}
+	err := r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"a", "b", "c", "d", "e"}})
+	if err == nil || !strings.Contains(err.Error(), "past the 3 a link may hold") {
+		t.Fatalf("five claims with a cap of three = %v, want the rest refused", err)
+	}
+	if len(r.held[ga]) != 3 {
+		t.Fatalf("ga holds %d handles, want 3", len(r.held[ga]))
+	}
+	flood := make([]string, MaxChange+1)
+	for i := range flood {
+		flood[i] = fmt.Sprintf("h%d", i)
+	}
+	if err := r.Directory(ga, wire.LinkDirectory{Added: flood}); err == nil || !strings.Contains(err.Error(), "refused whole") {
+		t.Fatalf("an event of %d handles = %v, want it refused whole", len(flood), err)
+	}
+}
+
+// TestHoldsWaitsForTheDirectory: a forward made right after a join may reach the
+// hub before the directory update that names its sender.
+func TestHoldsWaitsForTheDirectory(t *testing.T) {
+	r := newRouter(t)
+	ga := newBox("ga", files)
+	link(r, ga)
+	if r.Holds(context.Background(), ga, "alice", 50*time.Millisecond) {
+		t.Fatal("ga holds alice before it said so")
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}})
+	}()
+	if !r.Holds(context.Background(), ga, "alice", 2*time.Second) {
+		t.Fatal("Holds did not see the directory update that came while it waited")
 	}
 }
 

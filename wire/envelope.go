@@ -53,6 +53,8 @@ const (
 	CodeNoAnswer = "no_answer"
 	// CodeNotLinked: a guest holds no link to its hub, so nothing was forwarded.
 	CodeNotLinked = "not_linked"
+	// CodeNotHolder: a linked box asked to act for a handle it does not hold.
+	CodeNotHolder = "not_holder"
 )
 
 // Envelope is one frame.

@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// hostile is a compromised member box: pinned in hosts.toml, linked to the hub
+// over a real QUIC link, it answers every offer ok, keeps every body it is sent,
+// and sends whatever a test tells it to. Attack tests reuse it.
+type hostile struct {
+	box  string
+	conn *link.Conn
+
+	mu  sync.Mutex
+	got []wire.CommFile
+}
+
+// dialHostile links box, whose key is in h and pinned in hosts, to the hub.
+func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
+	t.Helper()
+	tp, _, err := topology.Load(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hh, _ := tp.HubHost()
+	id, err := identity.Load(h, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &hostile{box: box}
+	cfg := link.Config{Box: box, Handler: func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+		if op != wire.OpCommFile {
+			return wire.ReceiptList{}, nil
+		}
+		var req wire.CommFile
+		if err := wire.DecodePayload(payload, &req); err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		m.got = append(m.got, req)
+		m.mu.Unlock()
+		return wire.CommFiled{OK: true, To: req.To}, nil
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.conn, err = link.Dial(ctx, cfg, link.Target{Identity: id, Hub: tp.Hub, Addr: hh.Addr, Key: hh.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.conn.Close() })
+	return m
+}
+
+// claim tells the hub, as a full directory, that m holds handles.
+func (m *hostile) claim(t testing.TB, handles ...string) {
+	t.Helper()
+	if err := m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Full: true, Added: handles}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call sends one request over m's link and waits for its answer.
+func (m *hostile) call(op string, req, resp any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return m.conn.Call(ctx, op, req, resp)
+}
+
+// seen is every body the hub offered m.
+func (m *hostile) seen() []wire.CommFile {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.got)
+}
+
+// trustBoxes starts hub hb (hank), guest ga (alice) and links gm, a pinned
+// member box that has been compromised.
+func trustBoxes(t testing.TB) (hb, ga *netBox, gm *hostile) {
+	t.Setenv(home.EnvSocket, "")
+	live := testNow.Add(-time.Minute)
+	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
+	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live})
+	mh, mk := boxHome(t, "gm", nil)
+	hosts := filepath.Join(t.TempDir(), "hosts.toml")
+	toml := fmt.Sprintf("hub = \"hb\"\n[host.hb]\ndaemon = true\naddr = %q\nkey = %q\n"+
+		"[host.ga]\ndaemon = true\nfrontend = true\nkey = %q\n[host.gm]\ndaemon = true\nfrontend = true\nkey = %q\n",
+		testutil.FreeUDP(t), hk, ak, mk)
+	if err := os.WriteFile(hosts, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hb = startBox(t, hh, "hb", hosts)
+	ga = startBox(t, ah, "ga", hosts)
+	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.router.Holder("alice") == "ga" })
+	gm = dialHostile(t, mh, "gm", hosts)
+	waitFor(t, "gm to link", func() bool { return slices.Contains(hb.d.net.router.Linked(), "gm") })
+	return hb, ga, gm
+}
+
+func TestAHostileBoxReadsNoOnesReceipts(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	for i := range 3 {
+		if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: fmt.Sprintf("secret %d", i), ID: fmt.Sprintf("ID-%d", i)}); err != nil || !res.OK {
+			t.Fatalf("alice -> hank = %+v, %v", res, err)
+		}
+	}
+	var got wire.ReceiptList
+	err := gm.call(wire.OpCommReceipts, wire.CommReceipts{From: "alice"}, &got)
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHolder || len(got.Receipts) != 0 {
+		t.Fatalf("gm's receipts of alice = %+v, %v; want refused %s with nothing read", got, err, wire.CodeNotHolder)
+	}
+	if !hb.logs.Contains("does not hold") {
+		t.Errorf("the refusal was not logged on the hub")
+	}
+	// Its own handle's receipts it may ask.
+	gm.claim(t, "mallory")
+	if err := gm.call(wire.OpCommReceipts, wire.CommReceipts{From: "mallory"}, &got); err != nil {
+		t.Fatalf("gm's receipts of its own mallory = %v, want served", err)
+	}
+}
+
+func TestAHostileBoxCannotClaimAnothersHandle(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "alice", "mallory")
+	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	if h := hb.d.net.router.Holder("alice"); h != "ga" {
+		t.Fatalf("alice's holder after gm's claim = %q, want ga", h)
+	}
+	const n = 30
+	for i := range n {
+		res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "alice", Text: fmt.Sprintf("line %d", i), ID: fmt.Sprintf("ID-%02d", i)})
+		if err != nil || !res.OK {
+			t.Fatalf("hank -> alice %d = %+v, %v", i, res, err)
+		}
+	}
+	if got := gm.seen(); len(got) != 0 {
+		t.Fatalf("gm saw %d of alice's bodies (first %q); want none", len(got), got[0].Text)
+	}
+	if lines := inboxLines(t, ga.home, "alice"); lines != n {
+		t.Fatalf("alice's inbox holds %d lines, want all %d", lines, n)
+	}
+	if !hb.logs.Contains("claimed handles another box holds") {
+		t.Errorf("the refused claim was not logged on the hub")
+	}
+}
+
+func TestAHostileBoxCannotForgeASender(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	var res wire.CommFiled
+	err := gm.call(wire.OpCommFile, wire.CommFile{From: "hank", To: "alice", Text: "wire the money", ID: "ID-FORGED"}, &res)
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHolder {
+		t.Fatalf("gm's forward as hank = %+v, %v; want refused %s", res, err, wire.CodeNotHolder)
+	}
+	if lines := inboxLines(t, ga.home, "alice"); lines != 0 {
+		t.Fatalf("alice's inbox holds %d lines after a forged forward, want 0", lines)
+	}
+	// A session that joined on ga a moment ago sends at once: ga tells the hub
+	// its new handle before it forwards the line.
+	joinOn(t, ga, "amy")
+	if res, err := call(t, ga.dial(t), wire.CommFile{From: "amy", To: "hank", Text: "hello from a new session", ID: "ID-AMY"}); err != nil || !res.OK {
+		t.Fatalf("amy -> hank right after her join = %+v, %v; want filed", res, err)
+	}
+	_ = hb
+}
+
+func TestAHostileBoxCannotFloodTheDirectory(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	handles := make([]string, hub.MaxHandles+100)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("fake-%05d", i)
+	}
+	for chunk := range slices.Chunk(handles, hub.MaxChange/2) {
+		if err := gm.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Added: chunk}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := handles[hub.MaxHandles-1]
+	waitFor(t, "the hub to take gm's claims up to the cap", func() bool { return hb.d.net.router.Holder(last) == "gm" })
+	if h := hb.d.net.router.Holder(handles[hub.MaxHandles]); h != "" {
+		t.Fatalf("a claim past the %d-handle cap was taken by %q", hub.MaxHandles, h)
+	}
+	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("more handles than a link may hold") })
+}
+
+// inboxLines counts the lines in handle's inbox in h.
+func inboxLines(t testing.TB, h home.Home, handle string) int {
+	t.Helper()
+	path, err := h.HandlePath(home.Inbox, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// joinOn lists handle, live now, under box b in b's registry, as a join does.
+func joinOn(t testing.TB, b *netBox, handle string) {
+	t.Helper()
+	err := registry.Update(b.home, 10*time.Second, func(d *registry.Doc) error {
+		d.Agents[handle] = &registry.Entry{Host: b.name, Repo: handle, Root: "/src/" + handle, Joined: registry.Stamp(testNow), LastSeen: registry.Stamp(testNow)}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

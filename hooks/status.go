@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -37,10 +38,23 @@ type denyAnswer struct {
 // SubagentRefusal is the reason a subagent's comm command is denied.
 const SubagentRefusal = "sot-comm: a subagent does not send or read mail; report to your parent session, which sends."
 
+// unreadableRefusal is the reason a subagent's command the guard cannot read is
+// denied: what it could not check might run a comm verb. %v says why.
+const unreadableRefusal = "sot-comm: a subagent does not send or read mail, and this command could not be checked for a comm verb: %v. Write it as plain bash, or split it into shorter commands."
+
+func (r Run) deny(reason string) {
+	var a denyAnswer
+	a.HookSpecificOutput.HookEventName = "PreToolUse"
+	a.HookSpecificOutput.PermissionDecision = "deny"
+	a.HookSpecificOutput.PermissionDecisionReason = reason
+	r.answer(a)
+}
+
 // PreTool is `sotd hook pretool`, the PreToolUse hook. Inside a subagent (the
 // input carries agent_id) a Bash command that runs a comm verb is denied: a
 // subagent shares its session's identity, so its sends and reads would be the
-// session's. A session's own Bash is never refused. AskUserQuestion marks the
+// session's. So is one the guard cannot read, which might. A session's own Bash
+// is never refused. AskUserQuestion marks the
 // session blocked on its question.
 func PreTool(r Run) int {
 	in, err := r.read()
@@ -50,12 +64,15 @@ func PreTool(r Run) int {
 	}
 	switch in.ToolName {
 	case "Bash":
-		if in.AgentID != "" && bashRunsComm(in.ToolInput) {
-			var a denyAnswer
-			a.HookSpecificOutput.HookEventName = "PreToolUse"
-			a.HookSpecificOutput.PermissionDecision = "deny"
-			a.HookSpecificOutput.PermissionDecisionReason = SubagentRefusal
-			r.answer(a)
+		if in.AgentID == "" {
+			return ExitOK
+		}
+		runs, err := bashRunsComm(in.ToolInput)
+		switch {
+		case err != nil:
+			r.deny(fmt.Sprintf(unreadableRefusal, err))
+		case runs:
+			r.deny(SubagentRefusal)
 		}
 		return ExitOK
 	case "AskUserQuestion":
@@ -67,7 +84,7 @@ func PreTool(r Run) int {
 // bashRunsComm reads a Bash call's command: a command line (Claude Code), or the
 // argv of one (a form a Codex shell call may take), whose words are taken as the
 // shell would have split them.
-func bashRunsComm(toolInput json.RawMessage) bool {
+func bashRunsComm(toolInput json.RawMessage) (bool, error) {
 	var ti struct {
 		Command json.RawMessage `json:"command"`
 	}
@@ -77,7 +94,14 @@ func bashRunsComm(toolInput json.RawMessage) bool {
 		return RunsCommVerb(line)
 	}
 	var argv []string
-	return json.Unmarshal(ti.Command, &argv) == nil && commandRunsComm(argv, 0)
+	if json.Unmarshal(ti.Command, &argv) != nil {
+		return false, nil
+	}
+	ws := make([]word, len(argv))
+	for i, a := range argv {
+		ws[i] = word{name: a}
+	}
+	return commandRunsComm(ws, nil, 0)
 }
 
 // questions is the text of an AskUserQuestion call: its questions, one after

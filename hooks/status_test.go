@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -109,8 +110,54 @@ func TestBashRunsComm(t *testing.T) {
 		{"not an object", `[1]`, false},
 	}
 	for _, tt := range tests {
-		if got := bashRunsComm([]byte(tt.input)); got != tt.want {
-			t.Errorf("%s: bashRunsComm(%s) = %v, want %v", tt.name, tt.input, got, tt.want)
+		if got, err := bashRunsComm([]byte(tt.input)); got != tt.want || err != nil {
+			t.Errorf("%s: bashRunsComm(%s) = %v, %v; want %v", tt.name, tt.input, got, err, tt.want)
 		}
+	}
+}
+
+// Inside a subagent a Bash command that runs a comm verb is denied, and so is
+// one the guard cannot read; the session's own Bash never is.
+func TestPreToolSubagentGuard(t *testing.T) {
+	bash := func(agent, command string) string {
+		in := map[string]any{"session_id": "s-1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}}
+		if agent != "" {
+			in["agent_id"] = agent
+		}
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name, input string
+		reason      string // "" when the call passes
+	}{
+		{"an ANSI-C quoted sotd", bash("a-1", `$'sotd' send @x hi`), SubagentRefusal},
+		{"find -exec", bash("a-1", `find . -exec sotd poll \;`), SubagentRefusal},
+		{"a Codex argv", `{"session_id":"s-1","agent_id":"a-1","tool_name":"Bash","tool_input":{"command":["find",".","-exec","sotd","poll",";"]}}`, SubagentRefusal},
+		{"echo's arguments", bash("a-1", "echo sotd poll"), ""},
+		{"a command that does not parse", bash("a-1", `echo "hi`), "sot-comm: a subagent does not send or read mail, and this command could not be checked for a comm verb: it does not parse as bash (1:6: reached EOF without closing quote `\"`). Write it as plain bash, or split it into shorter commands."},
+		{"the session's own, unreadable", bash("", `echo "hi`), ""},
+		{"the session's own send", bash("", "sotd send @bob hi"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs := hook(t, nil, PreTool, tt.input)
+			if errs != "" {
+				t.Errorf("stderr %q", errs)
+			}
+			if tt.reason == "" {
+				if out != "" {
+					t.Errorf("answered %q, want the call to pass", out)
+				}
+				return
+			}
+			a := decode(t, out)["hookSpecificOutput"].(map[string]any)
+			if a["hookEventName"] != "PreToolUse" || a["permissionDecision"] != "deny" || a["permissionDecisionReason"] != tt.reason {
+				t.Errorf("answered %q, want a deny with %q", out, tt.reason)
+			}
+		})
 	}
 }

@@ -23,7 +23,8 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
               turn may end. A busy inbox is told, never held on.
   prompt      UserPromptSubmit: "status prompt user" (machine for the wake's notice).
   pretool     PreToolUse: AskUserQuestion marks the session blocked; inside a
-              subagent (agent_id), a Bash command that runs a comm verb is denied.
+              subagent (agent_id), a Bash command that runs a comm verb is denied,
+              and so is one that cannot be parsed as bash to tell.
   posttool    PostToolUse: the heartbeat, re-stamping status_at and last_seen with
               one try at the registry lock, silent. --codex also clears the dialog
               a Codex PermissionRequest set ("resumed").

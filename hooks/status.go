@@ -12,12 +12,17 @@ import (
 
 // Prompt is `sotd hook prompt`, the UserPromptSubmit hook: a turn starts. A
 // prompt that is exactly the wake's notice was typed by the daemon, so its turn
-// is the machine's; any other is the user's.
+// is the machine's; any other is the user's. A subagent's prompt (the input
+// carries agent_id) starts no turn of the session's: the session is mid-turn,
+// and its row says so already.
 func Prompt(r Run) int {
 	in, err := r.read()
 	if err != nil {
 		r.note("sotd hook prompt: %v; nothing was stamped", err)
 		return ExitFailed
+	}
+	if in.AgentID != "" {
+		return ExitOK
 	}
 	origin := registry.FloorUser
 	if strings.TrimSpace(in.Prompt) == wake.Notice {
@@ -178,10 +183,14 @@ const beatFresh = 30 * time.Second
 // PostTool is `sotd hook posttool`, the PostToolUse heartbeat: it re-stamps
 // status_at and last_seen with the heartbeat's one try at the registry lock, and
 // says nothing, whatever happens. With codex, it is also Codex's "resumed": the
-// dialog a PermissionRequest stamped is gone once a tool has run.
+// dialog a PermissionRequest stamped is gone once a tool has run. A subagent's
+// tool (the input carries agent_id) stamps nothing: subagents run tools while
+// their session waits on a person, and the session's own turn is what its row
+// tells. Nor does an input it cannot read, which may be a subagent's.
 func PostTool(r Run, codex bool) int {
+	in, err := r.read()
 	r.drain()
-	if r.Session == nil {
+	if err != nil || in.AgentID != "" || r.Session == nil {
 		return ExitOK
 	}
 	me, e, err := r.me()

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,57 @@ func TestPreToolSubagentGuard(t *testing.T) {
 			a := decode(t, out)["hookSpecificOutput"].(map[string]any)
 			if a["hookEventName"] != "PreToolUse" || a["permissionDecision"] != "deny" || a["permissionDecisionReason"] != tt.reason {
 				t.Errorf("answered %q, want a deny with %q", out, tt.reason)
+			}
+		})
+	}
+}
+
+// A subagent's UserPromptSubmit and PostToolUse (their input carries agent_id)
+// leave the session's row as it was, byte for byte, from Claude Code and Codex
+// alike; the same event without agent_id stamps it.
+func TestSubagentEventsLeaveTheRowAlone(t *testing.T) {
+	codexPost := func(r Run) int { return PostTool(r, true) }
+	claudePost := func(r Run) int { return PostTool(r, false) }
+	tests := []struct {
+		name  string
+		hook  func(Run) int
+		input string // a JSON object whose closing brace takes the agent_id member
+	}{
+		{"Claude Code's prompt", Prompt, `{"session_id":"s-1","transcript_path":"/home/me/.claude/projects/-repo/s-1.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"look for the flaky test's cause"}`},
+		{"Codex's prompt", Prompt, `{"session_id":"s-1","turn_id":"t-2","hook_event_name":"UserPromptSubmit","model":"gpt-5","permission_mode":"default","cwd":"/repo","transcript_path":null,"prompt":"look for the flaky test's cause"}`},
+		{"Claude Code's heartbeat", claudePost, `{"session_id":"s-1","transcript_path":"/home/me/.claude/projects/-repo/s-1.jsonl","cwd":"/repo","hook_event_name":"PostToolUse","tool_name":"Grep","tool_input":{"pattern":"flaky"},"tool_response":{"numFiles":2}}`},
+		{"Codex's heartbeat", codexPost, `{"session_id":"s-1","turn_id":"t-2","hook_event_name":"PostToolUse","model":"gpt-5","permission_mode":"default","cwd":"/repo","transcript_path":null,"tool_name":"Bash","tool_use_id":"call_7","tool_input":{"command":"go test ./..."},"tool_response":"ok"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClock()
+			s := joined(t, c)
+			// The session waits on a person, stamped a while ago: a prompt, a
+			// heartbeat and Codex's "resumed" would each write.
+			if code := s.Status(registry.VerbDialog, "Allow Bash? make migrate", true, false); code != 0 {
+				t.Fatal(code)
+			}
+			c.add(time.Minute)
+			registryBytes := func() string {
+				b, err := os.ReadFile(s.Home.Registry())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			before := registryBytes()
+
+			sub := strings.TrimSuffix(tt.input, "}") + `,"agent_id":"a-1","agent_type":"Explore"}`
+			if out, errs := hook(t, s, tt.hook, sub); out != "" || errs != "" {
+				t.Errorf("the subagent's event answered %q %q; it is silent", out, errs)
+			}
+			if after := registryBytes(); after != before {
+				t.Errorf("the subagent's event changed the registry:\n%s\nwas\n%s", after, before)
+			}
+
+			hook(t, s, tt.hook, tt.input)
+			if registryBytes() == before {
+				t.Errorf("the session's own event did not stamp its row; the test shows nothing")
 			}
 		})
 	}

@@ -7,7 +7,8 @@
 // a turn does not end while unread mail waits (Stop, once per batch of mail), a
 // session's row says what it is doing (prompt, blocked, dialog, the heartbeat),
 // and a subagent, which shares its session's identity, neither sends nor reads
-// mail (the PreToolUse guard).
+// mail (the PreToolUse guard) nor stamps its session's row (its prompt and
+// heartbeat hooks do nothing).
 //
 // # What sotd reads and writes of the agents' hook JSON
 //

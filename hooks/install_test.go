@@ -143,8 +143,8 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
 		}
-		if cmds := simpleCommands(shellQuote(in)+" hook stop", 0); len(cmds) != 1 || cmds[0][0] != in {
-			t.Errorf("%q does not read back as %q: %q", shellQuote(in), in, cmds)
+		if words, ok := simpleCommand(shellQuote(in) + " hook stop"); !ok || words[0] != in {
+			t.Errorf("%q does not read back as %q: %q", shellQuote(in), in, words)
 		}
 	}
 }

@@ -140,9 +140,9 @@ func matching(matcher string) string {
 // runsSotdHook reports whether a hook command is `<a sotd> hook <args>`: sotd's
 // own hook for that verb, wherever its sotd lives.
 func runsSotdHook(command, args string) bool {
-	cmds := simpleCommands(command, maxNesting)
-	if len(cmds) != 1 || len(cmds[0]) < 2 || program(cmds[0][0]) != "sotd" {
+	words, ok := simpleCommand(command)
+	if !ok || len(words) < 2 || program(words[0]) != "sotd" {
 		return false
 	}
-	return strings.Join(cmds[0][1:], " ") == "hook "+args
+	return strings.Join(words[1:], " ") == "hook "+args
 }

@@ -1,262 +1,198 @@
 package hooks
 
 import (
+	"fmt"
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxNesting bounds how deep command substitutions and `sh -c` strings are
-// followed, so a hostile command cannot make the guard recurse without end.
+// maxNesting bounds how deep shell strings run by another shell (sh -c, eval,
+// a here-document fed to bash) are followed, so a hostile command cannot make
+// the guard recurse without end.
 const maxNesting = 8
 
-// simpleCommands splits a shell command line into its simple commands, each as
-// its words after quote removal, the way bash would run them: separated by ; & |
-// && || newlines and parentheses, with comments dropped and redirections' targets
-// left out. The bodies of command substitutions, $(…) and `…` (in double quotes
-// too, where bash still runs them), are split the same way and added as commands
-// of their own. Single-quoted text and the rest of a double-quoted string are
-// one literal word: a command that only mentions a verb in a string names no
-// command. A substitution's output in a word is unknown when the guard runs, so
-// it counts as nothing.
-func simpleCommands(src string, depth int) [][]string {
-	p := &splitter{src: src, depth: depth}
-	p.run()
-	p.endCommand()
-	return p.out
+// maxCommand bounds the command the guard parses: the parser's stack grows with
+// a command's nesting, 128 KiB of "((((" takes 512 MB of it, and at 1 GB Go
+// ends the process with exit 2, which an agent reads as a block.
+const maxCommand = 128 << 10
+
+// unknown stands in a word's name for a part whose value is known only when the
+// command runs (a parameter, a substitution's output, arithmetic). No word bash
+// runs holds a NUL byte, so a name with one in it names no program and no verb.
+const unknown = "\x00"
+
+// RunsCommVerb reports whether a Bash tool command runs a comm verb: sotd send,
+// poll, join, leave, status or list, a comm-*.sh script, or a shell given one of
+// those to run (sh -c "…", bash script.sh, bash fed a here-document, source,
+// eval, find -exec, xargs and the other wrappers), in any of its commands,
+// substitutions included. A command whose name is built at run time
+// ($(which sotd), a variable that holds it) is not seen. A command the guard
+// cannot read (it does not parse as bash, it is too long, or it nests shells
+// too deep) comes back as an error, so the caller can refuse it rather than
+// pass what it could not check.
+func RunsCommVerb(command string) (bool, error) {
+	return runsComm(command, 0)
 }
 
-type splitter struct {
-	src      string
-	depth    int
-	i        int
-	out      [][]string
-	words    []string
-	word     strings.Builder
-	inWord   bool
-	redirect bool // the word being read is a redirection's target
-	heredoc  bool // … and that redirection is <<, so the word is a delimiter
-	strip    bool // … of <<-, whose body lines may be indented by tabs
-	docs     []heredoc
-}
-
-// heredoc is a here-document whose body starts at the next newline: data, not
-// commands.
-type heredoc struct {
-	delim string
-	strip bool
-}
-
-func (p *splitter) run() {
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		p.i++
-		switch {
-		case c == ' ' || c == '\t':
-			p.endWord()
-		case c == '\n':
-			p.endCommand()
-			p.skipHeredocs()
-		case c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
-			p.endCommand()
-		case c == '<' || c == '>':
-			p.redirection()
-		case c == '#' && !p.inWord:
-			for p.i < len(p.src) && p.src[p.i] != '\n' {
-				p.i++
-			}
-		case c == '\\':
-			p.escaped()
-		case c == '\'':
-			p.inWord = true
-			end := strings.IndexByte(p.src[p.i:], '\'')
-			if end < 0 {
-				end = len(p.src) - p.i
-			}
-			p.word.WriteString(p.src[p.i : p.i+end])
-			p.i = min(p.i+end+1, len(p.src))
-		case c == '"':
-			p.inWord = true
-			p.doubleQuoted()
-		case c == '`':
-			p.inWord = true
-			p.nested(p.backquoted())
-		case c == '$' && p.i < len(p.src) && p.src[p.i] == '(':
-			p.inWord = true
-			p.i++
-			p.nested(p.parenthesized())
-		default:
-			p.inWord = true
-			p.word.WriteByte(c)
+func runsComm(src string, depth int) (bool, error) {
+	switch {
+	case depth > maxNesting:
+		return false, fmt.Errorf("it runs shells nested more than %d deep", maxNesting)
+	case len(src) > maxCommand:
+		return false, fmt.Errorf("it is longer than %d KiB", maxCommand>>10)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return false, fmt.Errorf("it does not parse as bash (%v)", err)
+	}
+	var runs bool
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if runs || err != nil {
+			return false
 		}
-	}
-}
-
-// escaped takes the byte after an unquoted backslash literally; a backslash and
-// newline is a line continuation, which bash removes.
-func (p *splitter) escaped() {
-	if p.i >= len(p.src) {
-		return
-	}
-	if p.src[p.i] != '\n' {
-		p.inWord = true
-		p.word.WriteByte(p.src[p.i])
-	}
-	p.i++
-}
-
-// redirection drops an fd number written before the operator (2>…) and marks the
-// next word as the target, which is not a command's word.
-func (p *splitter) redirection() {
-	if w := p.word.String(); p.inWord && w != "" && strings.Trim(w, "0123456789") == "" {
-		p.word.Reset()
-		p.inWord = false
-	}
-	p.endWord()
-	op := p.i - 1
-	for p.i < len(p.src) && strings.IndexByte("<>&|", p.src[p.i]) >= 0 {
-		p.i++
-	}
-	p.redirect = true
-	if p.src[op:p.i] == "<<" {
-		p.heredoc = true
-		if p.i < len(p.src) && p.src[p.i] == '-' {
-			p.strip = true
-			p.i++
-		}
-	}
-}
-
-// skipHeredocs passes over the bodies of the here-documents the line just ended
-// opened, each up to its delimiter line.
-func (p *splitter) skipHeredocs() {
-	for _, d := range p.docs {
-		for p.i < len(p.src) {
-			end := strings.IndexByte(p.src[p.i:], '\n')
-			if end < 0 {
-				end = len(p.src) - p.i
-			}
-			line := p.src[p.i : p.i+end]
-			p.i = min(p.i+end+1, len(p.src))
-			if d.strip {
-				line = strings.TrimLeft(line, "\t")
-			}
-			if line == d.delim {
-				break
+		// Every node is walked, so the commands in a call's own words
+		// (substitutions) and in its here-documents are judged too; once
+		// one is found, the rest are not.
+		if st, ok := n.(*syntax.Stmt); ok {
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+				runs, err = commandRunsComm(words(call.Args), st.Redirs, depth)
 			}
 		}
-	}
-	p.docs = nil
+		return true
+	})
+	return runs, err
 }
 
-// doubleQuoted reads to the closing quote. A backslash escapes only $ ` " \ and
-// newline there, and substitutions still run.
-func (p *splitter) doubleQuoted() {
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		p.i++
-		switch {
-		case c == '"':
-			return
-		case c == '\\' && p.i < len(p.src) && strings.IndexByte("$`\"\\\n", p.src[p.i]) >= 0:
-			if p.src[p.i] != '\n' {
-				p.word.WriteByte(p.src[p.i])
-			}
-			p.i++
-		case c == '`':
-			p.nested(p.backquoted())
-		case c == '$' && p.i < len(p.src) && p.src[p.i] == '(':
-			p.i++
-			p.nested(p.parenthesized())
-		default:
-			p.word.WriteByte(c)
+// word is one shell word as far as it is known before the command runs.
+type word struct {
+	name string       // its value, with unknown for each part known only at run time
+	src  *syntax.Word // nil for an argv element, which is all known
+}
+
+func words(ws []*syntax.Word) []word {
+	out := make([]word, len(ws))
+	for i, w := range ws {
+		var b strings.Builder
+		for _, p := range w.Parts {
+			resolve(p, bare, false, &b)
 		}
+		out[i] = word{b.String(), w}
 	}
+	return out
 }
 
-// backquoted returns the body of `…`, whose \` is a literal backquote.
-func (p *splitter) backquoted() string {
+// text is what a shell given the word to run reads: its value, with each part
+// known only at run time as its shell source, which reads as unknown again.
+// Printing that source costs a walk of it, so only a word run as a script pays.
+func (w word) text() string {
+	if w.src == nil {
+		return w.name
+	}
 	var b strings.Builder
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		p.i++
-		switch {
-		case c == '`':
-			return b.String()
-		case c == '\\' && p.i < len(p.src) && strings.IndexByte("`\\$", p.src[p.i]) >= 0:
-			b.WriteByte(p.src[p.i])
-			p.i++
-		default:
-			b.WriteByte(c)
-		}
+	for _, p := range w.src.Parts {
+		resolve(p, bare, true, &b)
 	}
 	return b.String()
 }
 
-// parenthesized returns the body of $(…) up to its matching parenthesis, skipping
-// quoted text, which may hold parentheses of its own.
-func (p *splitter) parenthesized() string {
-	start, depth := p.i, 1
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		p.i++
-		switch c {
-		case '\\':
-			p.i = min(p.i+1, len(p.src))
-		case '\'':
-			if end := strings.IndexByte(p.src[p.i:], '\''); end >= 0 {
-				p.i += end + 1
-			} else {
-				p.i = len(p.src)
-			}
-		case '"':
-			for p.i < len(p.src) && p.src[p.i] != '"' {
-				if p.src[p.i] == '\\' {
-					p.i++
-				}
-				p.i++
-			}
-			p.i = min(p.i+1, len(p.src))
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return p.src[start : p.i-1]
+// quoting is where a literal stands, which says what a backslash escapes.
+type quoting int
+
+const (
+	bare    quoting = iota // unquoted: any character
+	dquoted                // in double quotes: $ ` " \ and newline
+	hdoc                   // in the body of a here-document whose delimiter is unquoted: $ ` \ and newline
+)
+
+// resolve adds one part of a word: literal text after quote removal, and an
+// ANSI-C $'…' string decoded as bash does, cut at a NUL as bash cuts it. A part
+// known only at run time is unknown, or with asSource its shell source.
+func resolve(p syntax.WordPart, q quoting, asSource bool, b *strings.Builder) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		b.WriteString(unescape(p.Value, q))
+	case *syntax.SglQuoted:
+		v := p.Value
+		if p.Dollar {
+			v, _, _ = expand.Format(&expand.Config{}, v, nil)
+			v, _, _ = strings.Cut(v, "\x00")
+		}
+		b.WriteString(v)
+	case *syntax.DblQuoted:
+		for _, part := range p.Parts {
+			resolve(part, dquoted, asSource, b)
+		}
+	default:
+		if !asSource {
+			b.WriteString(unknown)
+			return
+		}
+		syntax.NewPrinter().Print(b, p)
+	}
+}
+
+// unescape removes the backslashes that quote a character where q stands. A
+// backslash and newline is a line continuation, removed whole.
+func unescape(s string, q quoting) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	escapes := map[quoting]string{dquoted: "$`\"\\\n", hdoc: "$`\\\n"}[q]
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && (q == bare || strings.IndexByte(escapes, s[i+1]) >= 0) {
+			i++
+			if c = s[i]; c == '\n' {
+				continue
 			}
 		}
+		b.WriteByte(c)
 	}
-	return p.src[start:]
+	return b.String()
 }
 
-// nested adds a substitution's commands. Its output, part of the current word,
-// is unknown, so the word counts as nothing that could name a command.
-func (p *splitter) nested(body string) {
-	if p.depth < maxNesting {
-		p.out = append(p.out, simpleCommands(body, p.depth+1)...)
+// stdinScript is the text a here-document or here-string gives a command's
+// stdin, which a shell run with no script reads as its commands.
+func stdinScript(redirs []*syntax.Redirect) (string, bool) {
+	var script string
+	var found bool
+	for _, r := range redirs {
+		var b strings.Builder
+		switch {
+		case r.Op == syntax.WordHdoc:
+			for _, p := range r.Word.Parts {
+				resolve(p, bare, true, &b)
+			}
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			raw := quotedDelimiter(r.Word)
+			for _, p := range r.Hdoc.Parts {
+				if lit, ok := p.(*syntax.Lit); ok && raw {
+					b.WriteString(lit.Value) // data: nothing in it is escaped
+					continue
+				}
+				resolve(p, hdoc, true, &b)
+			}
+		default:
+			continue
+		}
+		script, found = b.String(), true
 	}
-	p.word.WriteString("\x00")
+	return script, found
 }
 
-func (p *splitter) endWord() {
-	if !p.inWord {
-		return
+// quotedDelimiter reports whether a here-document's delimiter has any quoting,
+// which makes its body data, expanded nowhere.
+func quotedDelimiter(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); !ok || strings.Contains(lit.Value, `\`) {
+			return true
+		}
 	}
-	switch {
-	case !p.redirect:
-		p.words = append(p.words, p.word.String())
-	case p.heredoc:
-		p.docs = append(p.docs, heredoc{p.word.String(), p.strip})
-	}
-	p.word.Reset()
-	p.inWord, p.redirect, p.heredoc, p.strip = false, false, false, false
-}
-
-func (p *splitter) endCommand() {
-	p.endWord()
-	if len(p.words) > 0 {
-		p.out = append(p.out, p.words)
-	}
-	p.words = nil
-	p.redirect, p.heredoc, p.strip = false, false, false
+	return false
 }
 
 // commVerbs are the sotd verbs that send, read or take a handle: the ones a
@@ -271,98 +207,113 @@ var wrappers = map[string]struct {
 }{
 	"env": {"uCS", 0}, "command": {}, "builtin": {}, "exec": {"a", 0}, "nohup": {},
 	"time": {}, "nice": {"n", 0}, "sudo": {"ugChpDrt", 0}, "xargs": {"IdEeLlnPsa", 0},
-	"timeout": {"sk", 1}, "stdbuf": {"ioe", 0}, "!": {}, "{": {}, "then": {}, "do": {},
-	"else": {}, "if": {}, "elif": {}, "while": {}, "until": {},
+	"timeout": {"sk", 1}, "stdbuf": {"ioe", 0},
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
 
-// RunsCommVerb reports whether a Bash tool command runs a comm verb: sotd send,
-// poll, join, leave, status or list, a comm-*.sh script, or a shell given one of
-// those to run (sh -c "…", bash script.sh, source, eval), in any of its simple
-// commands or substitutions. A command whose name is built at run time
-// ($(which sotd), a variable that holds it) is not seen.
-func RunsCommVerb(command string) bool {
-	return runsComm(command, 0)
-}
-
-func runsComm(command string, depth int) bool {
-	for _, words := range simpleCommands(command, depth) {
-		if commandRunsComm(words, depth) {
-			return true
-		}
+// commandRunsComm judges one simple command's words; redirs are its
+// redirections, whose here-documents a shell may run.
+func commandRunsComm(ws []word, redirs []*syntax.Redirect, depth int) (bool, error) {
+	ws = skipPrefixes(ws)
+	if len(ws) == 0 {
+		return false, nil
 	}
-	return false
-}
-
-func commandRunsComm(words []string, depth int) bool {
-	words = skipPrefixes(words)
-	if len(words) == 0 {
-		return false
-	}
-	name, args := program(words[0]), words[1:]
+	name, args := program(ws[0].name), ws[1:]
 	switch {
 	case name == "sotd":
-		return len(args) > 0 && commVerbs[args[0]]
+		return len(args) > 0 && commVerbs[args[0].name], nil
 	case commScript(name):
-		return true
+		return true, nil
 	case name == "source" || name == ".":
-		return len(args) > 0 && commScript(program(args[0]))
+		return len(args) > 0 && commScript(program(args[0].name)), nil
 	case name == "eval":
-		return depth < maxNesting && runsComm(strings.Join(args, " "), depth+1)
+		texts := make([]string, len(args))
+		for i, a := range args {
+			texts[i] = a.text()
+		}
+		return runsComm(strings.Join(texts, " "), depth+1)
+	case name == "find":
+		return findRunsComm(args, depth)
 	case shells[name]:
-		return shellRunsComm(args, depth)
+		return shellRunsComm(args, redirs, depth)
 	}
-	return false
+	return false, nil
 }
 
 // shellRunsComm reads a shell's arguments: with -c (alone or among its letters,
-// as in -lc) the first operand is a command line; else it is a script to run.
-func shellRunsComm(args []string, depth int) bool {
-	inline := false
+// as in -lc) the first operand is a command line; else the first operand is a
+// script to run, and with none (or -s) the shell runs what its stdin gives.
+func shellRunsComm(args []word, redirs []*syntax.Redirect, depth int) (bool, error) {
+	inline, fromStdin := false, false
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a := args[i].name
 		switch {
 		case a == "-o" || a == "+o":
 			i++ // the shell's -o takes an option name
 		case strings.HasPrefix(a, "--"):
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			inline = inline || strings.ContainsRune(a[1:], 'c')
+			fromStdin = fromStdin || strings.ContainsRune(a[1:], 's')
 		case inline:
-			return depth < maxNesting && runsComm(a, depth+1)
+			return runsComm(args[i].text(), depth+1)
+		case fromStdin:
+			i = len(args) // the operands are the script's arguments
 		default:
-			return commScript(program(a))
+			return commScript(program(a)), nil
 		}
 	}
-	return false
+	if script, ok := stdinScript(redirs); ok && !inline {
+		return runsComm(script, depth+1)
+	}
+	return false, nil
 }
 
-// skipPrefixes drops what runs before the command word: variable assignments and
-// wrapper programs with their options.
-func skipPrefixes(words []string) []string {
-	for len(words) > 0 {
-		w := words[0]
+// findRunsComm reads find's actions: -exec, -execdir, -ok and -okdir run the
+// words after them, up to a ";" or "+", as a command.
+func findRunsComm(args []word, depth int) (bool, error) {
+	for i := 0; i < len(args); i++ {
+		switch args[i].name {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			end := i + 1
+			for end < len(args) && args[end].name != ";" && args[end].name != "+" {
+				end++
+			}
+			if runs, err := commandRunsComm(args[i+1:end], nil, depth); runs || err != nil {
+				return runs, err
+			}
+			i = end
+		}
+	}
+	return false, nil
+}
+
+// skipPrefixes drops what runs before the command word: variable assignments
+// written after a wrapper (env X=1 cmd), and wrapper programs with their options.
+func skipPrefixes(ws []word) []word {
+	for len(ws) > 0 {
+		w := ws[0].name
 		if assignment(w) {
-			words = words[1:]
+			ws = ws[1:]
 			continue
 		}
 		wr, ok := wrappers[program(w)]
 		if !ok {
-			return words
+			return ws
 		}
-		words = words[1:]
-		for len(words) > 0 && strings.HasPrefix(words[0], "-") && len(words[0]) > 1 {
-			o := words[0]
-			words = words[1:]
-			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o[len(o)-1:], wr.valued) && len(words) > 0 {
-				words = words[1:]
+		ws = ws[1:]
+		for len(ws) > 0 && strings.HasPrefix(ws[0].name, "-") && len(ws[0].name) > 1 {
+			o := ws[0].name
+			ws = ws[1:]
+			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o[len(o)-1:], wr.valued) && len(ws) > 0 {
+				ws = ws[1:]
 			}
 		}
-		for n := 0; n < wr.args && len(words) > 0; n++ {
-			words = words[1:]
+		for n := 0; n < wr.args && len(ws) > 0; n++ {
+			ws = ws[1:]
 		}
 	}
-	return words
+	return ws
 }
 
 // assignment is NAME=value before a command.
@@ -391,5 +342,26 @@ func program(w string) string {
 }
 
 func commScript(name string) bool {
-	return strings.HasPrefix(name, "comm-") && strings.HasSuffix(name, ".sh") && !strings.ContainsRune(name, 0)
+	return strings.HasPrefix(name, "comm-") && strings.HasSuffix(name, ".sh") && !strings.Contains(name, unknown)
+}
+
+// simpleCommand is src's words when src is one simple command whose words are
+// all known before it runs, as an installed hook's command is.
+func simpleCommand(src string) ([]string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 {
+		return nil, false
+	}
+	var out []string
+	for _, w := range words(call.Args) {
+		if strings.Contains(w.name, unknown) {
+			return nil, false
+		}
+		out = append(out, w.name)
+	}
+	return out, true
 }

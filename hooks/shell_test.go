@@ -3,6 +3,8 @@ package hooks
 import (
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 func TestRunsCommVerb(t *testing.T) {
@@ -78,26 +80,110 @@ func TestRunsCommVerb(t *testing.T) {
 		{"a verb built at run time", "sotd $(echo send) @a hi", false},
 		{"bash -c with a string that mentions it", `bash -c 'echo "sotd poll"'`, false},
 		{"a script with a similar name", "./mycomm-poll.sh", false},
+
+		// What only a parser sees: quoting joined and decoded, and commands
+		// that other programs run.
+		{"an ANSI-C quoted name", `$'sotd' send @x hi`, true},
+		{"an ANSI-C escaped name", `$'\x73otd' poll`, true},
+		{"a name in two quotings", `"so"'td' poll`, true},
+		{"a backslash in the name", `s\otd poll`, true},
+		{"an ANSI-C quoted verb", `sotd $'poll'`, true},
+		{"find -exec", `find . -exec sotd poll \;`, true},
+		{"find -execdir after another action", `find . -name x -exec true {} + -execdir comm-poll.sh \;`, true},
+		{"find -ok through a shell", `find . -ok sh -c 'sotd poll' ';'`, true},
+		{"sudo find -exec", `sudo find / -exec sotd poll {} +`, true},
+		{"an assignment's substitution", "x=$(sotd poll)", true},
+		{"a local's substitution", "f() { local x=$(sotd poll); }", true},
+		{"bash -c in single quotes", `bash -c 'sotd send @a hi'`, true},
+		{"bash -c with a variable in it", `bash -c "cd $dir && sotd poll"`, true},
+		{"sh -c in ANSI-C quotes", `sh -c $'sotd\x20poll'`, true},
+		{"bash -c in bash -c", `bash -c "bash -c 'sotd poll'"`, true},
+		{"eval of a quoted line", `eval 'sotd send @a hi'`, true},
+		{"xargs running a shell", `echo x | xargs sh -c 'sotd poll'`, true},
+		{"a process substitution", "diff <(sotd list) /dev/null", true},
+		{"a substitution in a parameter default", `echo "${x:-$(sotd poll)}"`, true},
+		{"in a test", `[[ -n $(sotd poll) ]]`, true},
+		{"in a case", "case $x in a) sotd poll;; esac", true},
+		{"in a while condition", "while sotd poll; do :; done", true},
+		{"a substitution in an unquoted heredoc", "cat <<EOF\nmail: $(sotd poll)\nEOF", true},
+		{"a heredoc fed to bash", "bash <<'EOF'\ncd x\nsotd send @a hi\nEOF", true},
+		{"a heredoc fed to sh -s", "sh -s -- arg <<EOF\ncomm-poll.sh\nEOF", true},
+		{"a here-string fed to bash", `bash <<< 'sotd poll'`, true},
+		{"bash fed a heredoc with an escaped dollar", "bash <<EOF\necho \\$(sotd poll)\nEOF", true},
+
+		{"echo's arguments", "echo sotd poll", false},
+		{"printf's arguments", `printf '%s\n' sotd poll`, false},
+		{"a quoted heredoc's substitution", "cat <<'EOF'\nmail: $(sotd poll)\nEOF", false},
+		{"a heredoc fed to a non-shell", "python3 <<'EOF'\nsotd poll\nEOF", false},
+		{"bash -c ignores its stdin", "bash -c 'echo hi' <<EOF\nsotd poll\nEOF", false},
+		{"bash running a script with a heredoc for it", "bash build.sh <<EOF\nsotd poll\nEOF", false},
+		{"an ANSI-C name that is not sotd", `$'sotd\x2e' poll`, false},
+		{"a name cut by an ANSI-C NUL", `$'sotdx\0' poll`, false},
+		{"find without an action", "find . -name sotd -o -name poll", false},
+		{"find -exec of another program", `find . -exec grep sotd {} \;`, false},
+		{"a variable as the name", "$SOTD poll", false},
+		{"bash -c of a variable", `bash -c "$cmd"`, false},
+		{"a function named like a verb", "poll() { echo; }; poll", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := RunsCommVerb(tt.command); got != tt.want {
-				t.Errorf("RunsCommVerb(%q) = %v, want %v (commands %q)", tt.command, got, tt.want, simpleCommands(tt.command, 0))
+			got, err := RunsCommVerb(tt.command)
+			if err != nil || got != tt.want {
+				t.Errorf("RunsCommVerb(%q) = %v, %v; want %v", tt.command, got, err, tt.want)
 			}
 		})
 	}
 }
 
-// A hostile command cannot make the guard recurse without end.
-func TestRunsCommVerbBoundsNesting(t *testing.T) {
+// A command the guard cannot read is an error, not a pass: what it could not
+// check might run a verb.
+func TestRunsCommVerbUnreadable(t *testing.T) {
+	nested := "sotd poll"
+	for range maxNesting + 1 {
+		q, err := syntax.Quote(nested, syntax.LangBash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nested = "bash -c " + q
+	}
+	tests := []struct {
+		name, command, says string
+	}{
+		{"an open quote", `sotd poll "`, "does not parse as bash"},
+		{"an open substitution", `echo $(sotd poll`, "does not parse as bash"},
+		{"an open quote in bash -c", `bash -c 'echo "hi'`, "does not parse as bash"},
+		{"shells nested too deep", nested, "nested more than 8 deep"},
+		{"too long", "echo " + strings.Repeat("x", maxCommand), "longer than 128 KiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := RunsCommVerb(tt.command)
+			if err == nil || !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("RunsCommVerb(%.60q) = %v, %v; want an error that says %q", tt.command, got, err, tt.says)
+			}
+		})
+	}
+}
+
+// Deep nesting within the bound is read to its bottom, in time.
+func TestRunsCommVerbReadsDeepNesting(t *testing.T) {
 	deep := strings.Repeat("$(", 10000) + "sotd poll" + strings.Repeat(")", 10000)
-	RunsCommVerb(deep)
-	deepShell := strings.Repeat(`bash -c "`, 50) + "sotd poll"
-	RunsCommVerb(deepShell)
+	if got, err := RunsCommVerb(deep); !got || err != nil {
+		t.Errorf("10,000 nested substitutions: %v, %v; want the poll at the bottom seen", got, err)
+	}
+	nested := "sotd poll"
+	for range maxNesting {
+		q, _ := syntax.Quote(nested, syntax.LangBash)
+		nested = "bash -c " + q
+	}
+	if got, err := RunsCommVerb(nested); !got || err != nil {
+		t.Errorf("%d nested shells: %v, %v; want the poll at the bottom seen", maxNesting, got, err)
+	}
 }
 
 func FuzzRunsCommVerb(f *testing.F) {
-	for _, s := range []string{"sotd poll", `bash -c "$(echo 'x')"`, "cat <<-E\n\tx\n\tE", "a\\", `"unterminated`, "'open", "$(", "`", "2>", "<<"} {
+	for _, s := range []string{"sotd poll", `bash -c "$(echo 'x')"`, "cat <<-E\n\tx\n\tE", "a\\", `"unterminated`, "'open", "$(", "`", "2>", "<<",
+		`$'sotd' send @x hi`, `find . -exec sotd poll \;`, `$'\x00\u12\c'`, "bash <<E\n$(sotd poll)\nE", `eval "$x" '$(y)'`, `sh -c "${a:-$(b)}"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,12 +12,17 @@ import (
 
 // Prompt is `sotd hook prompt`, the UserPromptSubmit hook: a turn starts. A
 // prompt that is exactly the wake's notice was typed by the daemon, so its turn
-// is the machine's; any other is the user's.
+// is the machine's; any other is the user's. A subagent's prompt (the input
+// carries agent_id) starts no turn of the session's: the session is mid-turn,
+// and its row says so already.
 func Prompt(r Run) int {
 	in, err := r.read()
 	if err != nil {
 		r.note("sotd hook prompt: %v; nothing was stamped", err)
 		return ExitFailed
+	}
+	if in.AgentID != "" {
+		return ExitOK
 	}
 	origin := registry.FloorUser
 	if strings.TrimSpace(in.Prompt) == wake.Notice {
@@ -37,10 +43,23 @@ type denyAnswer struct {
 // SubagentRefusal is the reason a subagent's comm command is denied.
 const SubagentRefusal = "sot-comm: a subagent does not send or read mail; report to your parent session, which sends."
 
+// unreadableRefusal is the reason a subagent's command the guard cannot read is
+// denied: what it could not check might run a comm verb. %v says why.
+const unreadableRefusal = "sot-comm: a subagent does not send or read mail, and this command could not be checked for a comm verb: %v. Write it as plain bash, or split it into shorter commands."
+
+func (r Run) deny(reason string) {
+	var a denyAnswer
+	a.HookSpecificOutput.HookEventName = "PreToolUse"
+	a.HookSpecificOutput.PermissionDecision = "deny"
+	a.HookSpecificOutput.PermissionDecisionReason = reason
+	r.answer(a)
+}
+
 // PreTool is `sotd hook pretool`, the PreToolUse hook. Inside a subagent (the
 // input carries agent_id) a Bash command that runs a comm verb is denied: a
 // subagent shares its session's identity, so its sends and reads would be the
-// session's. A session's own Bash is never refused. AskUserQuestion marks the
+// session's. So is one the guard cannot read, which might. A session's own Bash
+// is never refused. AskUserQuestion marks the
 // session blocked on its question.
 func PreTool(r Run) int {
 	in, err := r.read()
@@ -50,12 +69,15 @@ func PreTool(r Run) int {
 	}
 	switch in.ToolName {
 	case "Bash":
-		if in.AgentID != "" && bashRunsComm(in.ToolInput) {
-			var a denyAnswer
-			a.HookSpecificOutput.HookEventName = "PreToolUse"
-			a.HookSpecificOutput.PermissionDecision = "deny"
-			a.HookSpecificOutput.PermissionDecisionReason = SubagentRefusal
-			r.answer(a)
+		if in.AgentID == "" {
+			return ExitOK
+		}
+		runs, err := bashRunsComm(in.ToolInput)
+		switch {
+		case err != nil:
+			r.deny(fmt.Sprintf(unreadableRefusal, err))
+		case runs:
+			r.deny(SubagentRefusal)
 		}
 		return ExitOK
 	case "AskUserQuestion":
@@ -67,7 +89,7 @@ func PreTool(r Run) int {
 // bashRunsComm reads a Bash call's command: a command line (Claude Code), or the
 // argv of one (a form a Codex shell call may take), whose words are taken as the
 // shell would have split them.
-func bashRunsComm(toolInput json.RawMessage) bool {
+func bashRunsComm(toolInput json.RawMessage) (bool, error) {
 	var ti struct {
 		Command json.RawMessage `json:"command"`
 	}
@@ -77,7 +99,14 @@ func bashRunsComm(toolInput json.RawMessage) bool {
 		return RunsCommVerb(line)
 	}
 	var argv []string
-	return json.Unmarshal(ti.Command, &argv) == nil && commandRunsComm(argv, 0)
+	if json.Unmarshal(ti.Command, &argv) != nil {
+		return false, nil
+	}
+	ws := make([]word, len(argv))
+	for i, a := range argv {
+		ws[i] = word{name: a}
+	}
+	return commandRunsComm(ws, nil, 0)
 }
 
 // questions is the text of an AskUserQuestion call: its questions, one after
@@ -154,10 +183,14 @@ const beatFresh = 30 * time.Second
 // PostTool is `sotd hook posttool`, the PostToolUse heartbeat: it re-stamps
 // status_at and last_seen with the heartbeat's one try at the registry lock, and
 // says nothing, whatever happens. With codex, it is also Codex's "resumed": the
-// dialog a PermissionRequest stamped is gone once a tool has run.
+// dialog a PermissionRequest stamped is gone once a tool has run. A subagent's
+// tool (the input carries agent_id) stamps nothing: subagents run tools while
+// their session waits on a person, and the session's own turn is what its row
+// tells. Nor does an input it cannot read, which may be a subagent's.
 func PostTool(r Run, codex bool) int {
+	in, err := r.read()
 	r.drain()
-	if r.Session == nil {
+	if err != nil || in.AgentID != "" || r.Session == nil {
 		return ExitOK
 	}
 	me, e, err := r.me()

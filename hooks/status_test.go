@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -109,8 +111,105 @@ func TestBashRunsComm(t *testing.T) {
 		{"not an object", `[1]`, false},
 	}
 	for _, tt := range tests {
-		if got := bashRunsComm([]byte(tt.input)); got != tt.want {
-			t.Errorf("%s: bashRunsComm(%s) = %v, want %v", tt.name, tt.input, got, tt.want)
+		if got, err := bashRunsComm([]byte(tt.input)); got != tt.want || err != nil {
+			t.Errorf("%s: bashRunsComm(%s) = %v, %v; want %v", tt.name, tt.input, got, err, tt.want)
 		}
+	}
+}
+
+// Inside a subagent a Bash command that runs a comm verb is denied, and so is
+// one the guard cannot read; the session's own Bash never is.
+func TestPreToolSubagentGuard(t *testing.T) {
+	bash := func(agent, command string) string {
+		in := map[string]any{"session_id": "s-1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}}
+		if agent != "" {
+			in["agent_id"] = agent
+		}
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name, input string
+		reason      string // "" when the call passes
+	}{
+		{"an ANSI-C quoted sotd", bash("a-1", `$'sotd' send @x hi`), SubagentRefusal},
+		{"find -exec", bash("a-1", `find . -exec sotd poll \;`), SubagentRefusal},
+		{"a Codex argv", `{"session_id":"s-1","agent_id":"a-1","tool_name":"Bash","tool_input":{"command":["find",".","-exec","sotd","poll",";"]}}`, SubagentRefusal},
+		{"echo's arguments", bash("a-1", "echo sotd poll"), ""},
+		{"a command that does not parse", bash("a-1", `echo "hi`), "sot-comm: a subagent does not send or read mail, and this command could not be checked for a comm verb: it does not parse as bash (1:6: reached EOF without closing quote `\"`). Write it as plain bash, or split it into shorter commands."},
+		{"the session's own, unreadable", bash("", `echo "hi`), ""},
+		{"the session's own send", bash("", "sotd send @bob hi"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs := hook(t, nil, PreTool, tt.input)
+			if errs != "" {
+				t.Errorf("stderr %q", errs)
+			}
+			if tt.reason == "" {
+				if out != "" {
+					t.Errorf("answered %q, want the call to pass", out)
+				}
+				return
+			}
+			a := decode(t, out)["hookSpecificOutput"].(map[string]any)
+			if a["hookEventName"] != "PreToolUse" || a["permissionDecision"] != "deny" || a["permissionDecisionReason"] != tt.reason {
+				t.Errorf("answered %q, want a deny with %q", out, tt.reason)
+			}
+		})
+	}
+}
+
+// A subagent's UserPromptSubmit and PostToolUse (their input carries agent_id)
+// leave the session's row as it was, byte for byte, from Claude Code and Codex
+// alike; the same event without agent_id stamps it.
+func TestSubagentEventsLeaveTheRowAlone(t *testing.T) {
+	codexPost := func(r Run) int { return PostTool(r, true) }
+	claudePost := func(r Run) int { return PostTool(r, false) }
+	tests := []struct {
+		name  string
+		hook  func(Run) int
+		input string // a JSON object whose closing brace takes the agent_id member
+	}{
+		{"Claude Code's prompt", Prompt, `{"session_id":"s-1","transcript_path":"/home/me/.claude/projects/-repo/s-1.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"look for the flaky test's cause"}`},
+		{"Codex's prompt", Prompt, `{"session_id":"s-1","turn_id":"t-2","hook_event_name":"UserPromptSubmit","model":"gpt-5","permission_mode":"default","cwd":"/repo","transcript_path":null,"prompt":"look for the flaky test's cause"}`},
+		{"Claude Code's heartbeat", claudePost, `{"session_id":"s-1","transcript_path":"/home/me/.claude/projects/-repo/s-1.jsonl","cwd":"/repo","hook_event_name":"PostToolUse","tool_name":"Grep","tool_input":{"pattern":"flaky"},"tool_response":{"numFiles":2}}`},
+		{"Codex's heartbeat", codexPost, `{"session_id":"s-1","turn_id":"t-2","hook_event_name":"PostToolUse","model":"gpt-5","permission_mode":"default","cwd":"/repo","transcript_path":null,"tool_name":"Bash","tool_use_id":"call_7","tool_input":{"command":"go test ./..."},"tool_response":"ok"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClock()
+			s := joined(t, c)
+			// The session waits on a person, stamped a while ago: a prompt, a
+			// heartbeat and Codex's "resumed" would each write.
+			if code := s.Status(registry.VerbDialog, "Allow Bash? make migrate", true, false); code != 0 {
+				t.Fatal(code)
+			}
+			c.add(time.Minute)
+			registryBytes := func() string {
+				b, err := os.ReadFile(s.Home.Registry())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			before := registryBytes()
+
+			sub := strings.TrimSuffix(tt.input, "}") + `,"agent_id":"a-1","agent_type":"Explore"}`
+			if out, errs := hook(t, s, tt.hook, sub); out != "" || errs != "" {
+				t.Errorf("the subagent's event answered %q %q; it is silent", out, errs)
+			}
+			if after := registryBytes(); after != before {
+				t.Errorf("the subagent's event changed the registry:\n%s\nwas\n%s", after, before)
+			}
+
+			hook(t, s, tt.hook, tt.input)
+			if registryBytes() == before {
+				t.Errorf("the session's own event did not stamp its row; the test shows nothing")
+			}
+		})
 	}
 }

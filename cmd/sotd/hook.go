@@ -21,12 +21,14 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   stop        Stop: holds the turn end with a block while unread mail waits, once
               per batch; stamps stop_at as it starts and "status stop" when the
               turn may end. A busy inbox is told, never held on.
-  prompt      UserPromptSubmit: "status prompt user" (machine for the wake's notice).
+  prompt      UserPromptSubmit: "status prompt user" (machine for the wake's notice);
+              a subagent's (agent_id) stamps nothing.
   pretool     PreToolUse: AskUserQuestion marks the session blocked; inside a
-              subagent (agent_id), a Bash command that runs a comm verb is denied.
+              subagent (agent_id), a Bash command that runs a comm verb is denied,
+              and so is one that cannot be parsed as bash to tell.
   posttool    PostToolUse: the heartbeat, re-stamping status_at and last_seen with
               one try at the registry lock, silent. --codex also clears the dialog
-              a Codex PermissionRequest set ("resumed").
+              a Codex PermissionRequest set ("resumed"). A subagent's stamps nothing.
   permission  Codex's PermissionRequest: "status dialog" with what it asks.
 Exit 0, or 1 when the hook could not do its job; never 2, which would block the
 agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -94,10 +93,13 @@ func laterThan(ts, stamp string) bool {
 
 // readCursor reads path. No file, or an empty one, is the start of the inbox. A
 // file that does not parse is read from the start too, and the note says so.
-func readCursor(path string) (c Cursor, note string, err error) {
-	b, err := os.ReadFile(path)
+func readCursor(h home.Home, path string) (c Cursor, note string, err error) {
+	b, err := h.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Cursor{}, "", nil
+	}
+	if errors.Is(err, home.ErrNotRegular) {
+		return Cursor{}, "", fmt.Errorf("%w; nothing was read", err)
 	}
 	if err != nil {
 		return Cursor{}, "", fmt.Errorf("the read cursor %s could not be read (%v); nothing was read, and the cursor is unchanged", path, bareErr(err))

@@ -1,6 +1,7 @@
 package filer
 
 import (
+	"errors"
 	"fmt"
 	"github.com/sotcomm/sotd/metrics"
 	"math/rand/v2"
@@ -66,7 +67,10 @@ func bareErr(err error) error {
 // wins. Measured here with sixteen processes appending in tight loops, a bounded
 // blocking wait (tried and dropped) timed out as often as these tries do.
 func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(time.Duration) *lockHeldError) (heldLock, error) {
-	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, home.FileMode)
+	lf, err := f.Home.OpenFile(path, os.O_RDWR|os.O_CREATE, home.FileMode)
+	if errors.Is(err, home.ErrNotRegular) {
+		return heldLock{}, err // it names the file and the fix itself
+	}
 	if err != nil {
 		return heldLock{}, &lockFault{path: path, verb: "opened", err: err}
 	}

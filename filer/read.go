@@ -48,11 +48,14 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 	if err != nil {
 		return Batch{}, err
 	}
-	cur, note, err := readCursor(p.cursor)
+	cur, note, err := readCursor(f.Home, p.cursor)
 	if err != nil {
 		return Batch{}, err
 	}
-	ix, haveIx := readIndex(p.index)
+	ix, haveIx, err := readIndex(f.Home, p.index)
+	if err != nil {
+		return Batch{}, err
+	}
 
 	var fault string
 	lk, err := f.lock(p.lock, false, f.ReadWait, readerHeld(handle))
@@ -63,7 +66,7 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 		}
 		fault = err.Error() + "; the inbox was read without it"
 	}
-	b, fresh, err := readInbox(p.inbox, handle, cur, ix, haveIx)
+	b, fresh, err := readInbox(f.Home, p.inbox, handle, cur, ix, haveIx)
 	if lk.f != nil {
 		lk.release()
 	}
@@ -105,27 +108,20 @@ func (f *Filer) Commit(handle string, b Batch) error {
 
 // readInbox finds where cur resumes and reads every complete line after it. fresh
 // is an offset index to keep when the read had to count lines to agree with cur.
-func readInbox(path, handle string, cur Cursor, ix index, haveIx bool) (b Batch, fresh *index, err error) {
+func readInbox(h home.Home, path, handle string, cur Cursor, ix index, haveIx bool) (b Batch, fresh *index, err error) {
 	var r io.ReaderAt = emptyFile{}
 	var size int64
-	inbox, err := os.Open(path)
+	// A folder opens too, and seeking its end answers a size no read can fill;
+	// only a regular file is an inbox, and OpenFile refuses anything else.
+	inbox, err := h.OpenFile(path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, home.ErrNotRegular):
+		return Batch{}, nil, fmt.Errorf("%w; nothing was read", err)
 	case err != nil:
 		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
 	default:
 		defer inbox.Close()
-		// A folder opens too, and seeking its end answers a size no read can
-		// fill; only a regular file is an inbox.
-		if fi, err := inbox.Stat(); err != nil || !fi.Mode().IsRegular() {
-			what := "not a regular file"
-			if err != nil {
-				what = bareErr(err).Error()
-			} else if fi.IsDir() {
-				what = "a folder, not a file"
-			}
-			return Batch{}, nil, fmt.Errorf("the inbox for @%s at %s is %s; move it aside so the next append starts a new one; nothing was read", handle, path, what)
-		}
 		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
 			return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
 		}

@@ -269,7 +269,7 @@ func TestReadUnreadableCursor(t *testing.T) {
 	if err := os.Mkdir(mustPath(t, f, home.Cursor, "me"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ReadNew("me"); err == nil || !strings.Contains(err.Error(), "could not be read") {
+	if _, err := f.ReadNew("me"); err == nil || !strings.Contains(err.Error(), "read/me.cursor is a folder, not a regular file") {
 		t.Fatalf("got %v, want the cursor named", err)
 	}
 }
@@ -301,7 +301,7 @@ func TestReadNewOfAFolderInbox(t *testing.T) {
 		"ReadNew": func() error { _, err := f.ReadNew("dir"); return err },
 		"Unread":  func() error { _, err := f.Unread("dir"); return err },
 	} {
-		if err := read(); err == nil || !strings.Contains(err.Error(), "is a folder, not a file") {
+		if err := read(); err == nil || !strings.Contains(err.Error(), "inbox/dir.jsonl is a folder, not a regular file; move it aside") {
 			t.Errorf("%s of a folder inbox = %v, want the folder named", name, err)
 		}
 	}

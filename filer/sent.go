@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -23,16 +22,19 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := readCursor(p.cursor)
+	cur, _, err := readCursor(f.Home, p.cursor)
 	if err != nil {
 		return nil, err
 	}
-	ix, haveIx := readIndex(p.index)
-	b, _, err := readInbox(p.inbox, handle, cur, ix, haveIx)
+	ix, haveIx, err := readIndex(f.Home, p.index)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(p.inbox)
+	b, _, err := readInbox(f.Home, p.inbox, handle, cur, ix, haveIx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := f.Home.ReadFile(p.inbox)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -67,7 +67,7 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 		fault = err.Error() + "; the inbox was read without it"
 	}
 	b, fresh, err := readInbox(f.Home, p.inbox, handle, cur, ix, haveIx)
-	if lk.f != nil {
+	if lk.fl != nil {
 		lk.release()
 	}
 	if err != nil {

@@ -78,6 +78,17 @@ func (ix index) holds(r io.ReaderAt, size int64) (bool, error) {
 	return LineHash(line) == ix.hash, nil
 }
 
+// countsTo reports whether exactly ix.count whole lines end at ix.off: holds
+// checks the line there, this that no line was added or removed before it.
+func (ix index) countsTo(r io.ReaderAt) (bool, error) {
+	s := newLineScanner(io.NewSectionReader(r, 0, ix.off))
+	n := 0
+	for s.next() {
+		n++
+	}
+	return n == ix.count && s.end == ix.off, s.err
+}
+
 func writeIndex(path string, ix index) error {
 	if err := home.WriteAtomic(path, []byte(ix.String()+"\n")); err != nil {
 		return fmt.Errorf("the read offset index could not be written (%w); the next read counts the inbox's lines again", err)

@@ -22,15 +22,11 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := readCursor(f.Home, p.cursor)
+	m, err := f.mark(p)
 	if err != nil {
 		return nil, err
 	}
-	ix, haveIx, err := readIndex(f.Home, p.index)
-	if err != nil {
-		return nil, err
-	}
-	b, _, err := readInbox(f.Home, p.inbox, handle, cur, ix, haveIx)
+	b, _, err := readInbox(f.Home, p.inbox, handle, m)
 	if err != nil {
 		return nil, err
 	}

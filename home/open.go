@@ -60,7 +60,7 @@ func (h Home) ReadFile(path string) ([]byte, error) {
 // FreeBSD) rather than saying so.
 func (h Home) OpenError(path string, err error) error {
 	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return &notRegularError{name: h.name(path), what: "a symlink"}
+		return &notRegularError{name: h.Name(path), what: "a symlink"}
 	}
 	return err
 }
@@ -78,15 +78,16 @@ func (h Home) CheckRegular(path string, stat func() (fs.FileInfo, error)) error 
 	case m.IsRegular():
 		return nil
 	case m&fs.ModeSymlink != 0:
-		return &notRegularError{name: h.name(path), what: "a symlink"}
+		return &notRegularError{name: h.Name(path), what: "a symlink"}
 	case m.IsDir():
-		return &notRegularError{name: h.name(path), what: "a folder"}
+		return &notRegularError{name: h.Name(path), what: "a folder"}
 	}
-	return &notRegularError{name: h.name(path), what: "a special file (" + m.Type().String() + ")"}
+	return &notRegularError{name: h.Name(path), what: "a special file (" + m.Type().String() + ")"}
 }
 
-// name is path inside the home, as the protocol's layout writes it.
-func (h Home) name(path string) string {
+// Name is path inside the home as the protocol's layout writes it
+// (read/<h>.cursor), or path itself when it is not inside the home.
+func (h Home) Name(path string) string {
 	if rel, err := filepath.Rel(h.Dir, path); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}

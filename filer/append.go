@@ -60,7 +60,10 @@ func (f *Filer) Append(handle string, lines []Line) ([]Result, error) {
 // appendLocked runs inside the lock and closes the inbox before returning, so the
 // inbox is never open while the lock is not held.
 func (f *Filer) appendLocked(path, handle string, lines []Line, encoded [][]byte) ([]Result, error) {
-	inbox, err := os.OpenFile(path, inboxFlags, home.FileMode)
+	inbox, err := f.Home.OpenFile(path, inboxFlags, home.FileMode)
+	if errors.Is(err, home.ErrNotRegular) {
+		return nil, fmt.Errorf("%w — nothing was appended", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the inbox for @%s could not be opened (%v) — nothing was appended", handle, bareErr(err))
 	}

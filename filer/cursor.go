@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -93,23 +92,27 @@ func laterThan(ts, stamp string) bool {
 }
 
 // readCursor reads path. No file, or an empty one, is the start of the inbox. A
-// file that does not parse is read from the start too, and the note says so.
-func readCursor(path string) (c Cursor, note string, err error) {
-	b, err := os.ReadFile(path)
+// file that does not parse is garbled, its parse error, and the reader recovers
+// the position from the offset index where it can (see resume).
+func readCursor(h home.Home, path string) (c Cursor, garbled, err error) {
+	b, err := h.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Cursor{}, "", nil
+		return Cursor{}, nil, nil
+	}
+	if errors.Is(err, home.ErrNotRegular) {
+		return Cursor{}, nil, fmt.Errorf("%w; nothing was read", err)
 	}
 	if err != nil {
-		return Cursor{}, "", fmt.Errorf("the read cursor %s could not be read (%v); nothing was read, and the cursor is unchanged", path, bareErr(err))
+		return Cursor{}, nil, fmt.Errorf("the read cursor %s could not be read (%v); nothing was read, and the cursor is unchanged", path, bareErr(err))
 	}
 	if strings.TrimSpace(string(b)) == "" {
-		return Cursor{}, "", nil
+		return Cursor{}, nil, nil
 	}
 	c, err = ParseCursor(string(b))
 	if err != nil {
-		return Cursor{}, fmt.Sprintf("the read cursor %s could not be parsed (%v), so the inbox is read from its first line", path, err), nil
+		return Cursor{}, err, nil
 	}
-	return c, "", nil
+	return c, nil, nil
 }
 
 // writeCursor replaces the cursor file atomically (0600).

@@ -17,7 +17,9 @@
 // last one. A reader whose last line no longer hashes so (a cut-back removed it)
 // steps back one line and says so, so a line can be shown twice but never lost.
 // Beside the cursor the filer keeps read/<handle>.offset, the byte offset of that
-// line's end, so a poll of a large inbox reads the new bytes, not the whole file.
+// line's end, so a poll of a large inbox reads the new bytes, not the whole file,
+// and a cursor that no longer parses is recovered from it (and rewritten) rather
+// than showing the whole inbox again, when the inbox still bears it out.
 //
 // Which writers a lock excludes depends on the lock manager behind the inbox's
 // mount; the hub records its own in inbox-lock-manager (see ComputeManager,

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/sotcomm/sotd/home"
 )
 
@@ -96,11 +98,11 @@ func runHelper(role string) error {
 		if err != nil {
 			return err
 		}
-		lf, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, home.FileMode)
-		if err != nil {
-			return err
-		}
-		if ok, err := tryLock(lf, true); !ok || err != nil {
+		// Unlocked when the role ends: kept reachable, so its descriptor is not
+		// closed (and the lock dropped) by a finalizer while it is held.
+		fl := flock.New(p, flock.SetFlag(os.O_RDWR|os.O_CREATE))
+		defer fl.Unlock()
+		if ok, err := fl.TryLock(); !ok || err != nil {
 			return fmt.Errorf("could not take the lock to hold it (held elsewhere: %v, err %v)", !ok, err)
 		}
 		fmt.Println("held")

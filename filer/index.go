@@ -1,9 +1,9 @@
 package filer
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -24,23 +24,27 @@ func (ix index) String() string {
 }
 
 // readIndex reads path; ok is false when it is missing or not an index, either of
-// which only means the next read counts lines from the start.
-func readIndex(path string) (ix index, ok bool) {
-	b, err := os.ReadFile(path)
+// which only means the next read counts lines from the start. A symlink or other
+// file that is not regular is refused: it is never read, nor replaced unasked.
+func readIndex(h home.Home, path string) (ix index, ok bool, err error) {
+	b, err := h.ReadFile(path)
+	if errors.Is(err, home.ErrNotRegular) {
+		return index{}, false, fmt.Errorf("%w; nothing was read", err)
+	}
 	if err != nil {
-		return index{}, false
+		return index{}, false, nil
 	}
 	f := strings.Fields(string(b))
 	if len(f) != 3 {
-		return index{}, false
+		return index{}, false, nil
 	}
 	n, nok := count(f[0])
 	off, err := strconv.ParseInt(f[1], 10, 64)
-	h, hok := parseHash(f[2])
+	hash, hok := parseHash(f[2])
 	if !nok || err != nil || off < 0 || !hok {
-		return index{}, false
+		return index{}, false, nil
 	}
-	return index{count: n, off: off, hash: h}, true
+	return index{count: n, off: off, hash: hash}, true, nil
 }
 
 // agrees reports whether the index speaks of the cursor's line: the same count,
@@ -72,6 +76,17 @@ func (ix index) holds(r io.ReaderAt, size int64) (bool, error) {
 		return false, err
 	}
 	return LineHash(line) == ix.hash, nil
+}
+
+// countsTo reports whether exactly ix.count whole lines end at ix.off: holds
+// checks the line there, this that no line was added or removed before it.
+func (ix index) countsTo(r io.ReaderAt) (bool, error) {
+	s := newLineScanner(io.NewSectionReader(r, 0, ix.off))
+	n := 0
+	for s.next() {
+		n++
+	}
+	return n == ix.count && s.end == ix.off, s.err
 }
 
 func writeIndex(path string, ix index) error {

@@ -1,25 +1,26 @@
 package filer
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/sotcomm/sotd/metrics"
+	"github.com/gofrs/flock"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/metrics"
 )
 
-// heldLock is an inbox lock this process holds; release lets it go.
-type heldLock struct{ f *os.File }
+// heldLock is an inbox lock this process holds; release lets it go and closes
+// its descriptor.
+type heldLock struct{ fl *flock.Flock }
 
-func (l heldLock) release() {
-	unlock(l.f)
-	l.f.Close()
-}
+func (l heldLock) release() { l.fl.Unlock() }
 
 // lockHeldError: the lock stayed held past the wait. Its text is the sentence the
 // person sees; it wraps ErrLockTimeout (a writer) or ErrBusy (a reader).
@@ -53,8 +54,9 @@ func bareErr(err error) error {
 }
 
 // lock takes the inbox lock at path, exclusive for a writer and shared for a
-// reader, waiting at most wait. Every lock descriptor is opened read-write: the
-// Linux NFS client refuses a shared lock on one without read access.
+// reader, waiting at most wait. Every lock descriptor is opened read-write (the
+// Linux NFS client refuses a shared lock on one without read access) and never
+// through a symlink; the descriptor it locked must be a regular file.
 //
 // The wait polls with non-blocking tries and never blocks in flock(2): a blocking
 // flock cannot be interrupted from Go (the runtime installs its signal handlers
@@ -66,30 +68,54 @@ func bareErr(err error) error {
 // way is fair: flock has no queue, and a releaser that asks again at once often
 // wins. Measured here with sixteen processes appending in tight loops, a bounded
 // blocking wait (tried and dropped) timed out as often as these tries do.
+// gofrs/flock closes the descriptor a failed try opened, so each try opens the
+// path again: a syscall pair here, an OPEN and CLOSE round trip per try on nfs4.
 func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(time.Duration) *lockHeldError) (heldLock, error) {
-	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, home.FileMode)
-	if err != nil {
-		return heldLock{}, &lockFault{path: path, verb: "opened", err: err}
+	fl := flock.New(path, flock.SetFlag(os.O_RDWR|os.O_CREATE|home.NoFollow), flock.SetPermissions(home.FileMode))
+	try := fl.TryRLock
+	if exclusive {
+		try = fl.TryLock
 	}
 	deadline := f.now().Add(wait)
 	began := time.Now() // the metric is real time, whatever clock f keeps
 	for {
-		ok, err := tryLock(lf, exclusive)
+		ok, err := try()
 		if err != nil {
-			lf.Close()
-			return heldLock{}, &lockFault{path: path, verb: "locked", err: err}
+			return heldLock{}, f.lockError(path, err)
 		}
 		if ok {
+			// Checked on the descriptor just locked: flock opens the path
+			// itself, and a file that is not regular is no inbox lock.
+			if err := f.Home.CheckRegular(path, fl.Stat); err != nil {
+				fl.Unlock()
+				return heldLock{}, f.lockError(path, err)
+			}
 			metrics.LockWait(time.Since(began))
-			return heldLock{f: lf}, nil
+			return heldLock{fl: fl}, nil
 		}
 		left := deadline.Sub(f.now())
 		if left <= 0 {
-			lf.Close()
 			return heldLock{}, held(wait)
 		}
 		time.Sleep(min(f.retryDelay(), left))
 	}
+}
+
+// lockError words a failed try: a symlink or other irregular file names itself
+// and its fix; an open that failed (flock's open reports an *fs.PathError, flock
+// itself a bare errno) or a flock that failed is a lockFault.
+func (f *Filer) lockError(path string, err error) error {
+	if errors.Is(err, home.ErrNotRegular) {
+		return err
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return &lockFault{path: path, verb: "locked", err: err}
+	}
+	if err := f.Home.OpenError(path, err); errors.Is(err, home.ErrNotRegular) {
+		return err
+	}
+	return &lockFault{path: path, verb: "opened", err: err}
 }
 
 // retryDelay is the jittered pause between two tries, chosen by lock kind.

@@ -18,6 +18,9 @@ type Batch struct {
 	Notes []string // sentences for the reader, such as a step-back after a cut-back
 	Fault string   // a lock fault other than a held lock; the read ran unlocked
 	end   int64    // byte offset just past the last line read
+	// recovered is the offset index a cursor that did not parse was recovered
+	// from; Commit rewrites the cursor from it even when no line is new.
+	recovered *index
 }
 
 // inboxPaths are a handle's per-handle files, each from home.HandlePath.
@@ -38,6 +41,30 @@ func (f *Filer) paths(handle string) (inboxPaths, error) {
 	return p, nil
 }
 
+// mark is what a reader knows of its place before it opens the inbox: the cursor,
+// or why it did not parse, and the offset index beside it.
+type mark struct {
+	cur     Cursor
+	garbled error // the cursor's parse error: the place is recovered from ix if it can be
+	ix      index
+	haveIx  bool
+	// The two files as the layout names them, for the notes.
+	cursorName, indexName string
+}
+
+func (f *Filer) mark(p inboxPaths) (mark, error) {
+	cur, garbled, err := readCursor(f.Home, p.cursor)
+	if err != nil {
+		return mark{}, err
+	}
+	ix, haveIx, err := readIndex(f.Home, p.index)
+	if err != nil {
+		return mark{}, err
+	}
+	return mark{cur: cur, garbled: garbled, ix: ix, haveIx: haveIx,
+		cursorName: f.Home.Name(p.cursor), indexName: f.Home.Name(p.index)}, nil
+}
+
 // ReadNew reads the lines past handle's cursor once, under the shared inbox lock
 // bounded by ReadWait. A lock still held at the bound wraps ErrBusy (try again);
 // any other lock fault is named in Batch.Fault and the read runs unlocked, covered
@@ -48,11 +75,10 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 	if err != nil {
 		return Batch{}, err
 	}
-	cur, note, err := readCursor(p.cursor)
+	m, err := f.mark(p)
 	if err != nil {
 		return Batch{}, err
 	}
-	ix, haveIx := readIndex(p.index)
 
 	var fault string
 	lk, err := f.lock(p.lock, false, f.ReadWait, readerHeld(handle))
@@ -63,17 +89,14 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 		}
 		fault = err.Error() + "; the inbox was read without it"
 	}
-	b, fresh, err := readInbox(p.inbox, handle, cur, ix, haveIx)
-	if lk.f != nil {
+	b, fresh, err := readInbox(f.Home, p.inbox, handle, m)
+	if lk.fl != nil {
 		lk.release()
 	}
 	if err != nil {
 		return Batch{}, err
 	}
 	b.Fault = fault
-	if note != "" {
-		b.Notes = append([]string{note}, b.Notes...)
-	}
 	if fresh != nil {
 		if err := writeIndex(p.index, *fresh); err != nil {
 			f.log().Warn("read offset index not kept", "handle", handle, "err", err)
@@ -84,16 +107,22 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 
 // Commit writes the cursor past b's last line, from the bytes read (never from the
 // file again, so a slow display never holds off a writer), and the offset index
-// beside it. A batch with no lines writes nothing.
+// beside it. A batch with no lines writes nothing, unless its place was recovered
+// from the offset index: then the garbled cursor is rewritten from it.
 func (f *Filer) Commit(handle string, b Batch) error {
-	if len(b.Lines) == 0 {
+	var ix index
+	switch {
+	case len(b.Lines) > 0:
+		ix = index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	case b.recovered != nil:
+		ix = *b.recovered
+	default:
 		return nil
 	}
 	p, err := f.paths(handle)
 	if err != nil {
 		return err
 	}
-	ix := index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
 	if err := writeCursor(p.cursor, Cursor{Count: ix.count, Hash: ix.hash}); err != nil {
 		return fmt.Errorf("the read cursor for @%s could not be written (%w); the same lines show again at the next poll", handle, err)
 	}
@@ -103,35 +132,36 @@ func (f *Filer) Commit(handle string, b Batch) error {
 	return nil
 }
 
-// readInbox finds where cur resumes and reads every complete line after it. fresh
-// is an offset index to keep when the read had to count lines to agree with cur.
-func readInbox(path, handle string, cur Cursor, ix index, haveIx bool) (b Batch, fresh *index, err error) {
+// readInbox finds where m resumes and reads every complete line after it. fresh
+// is an offset index to keep when the read had to count lines to agree with the
+// cursor.
+func readInbox(h home.Home, path, handle string, m mark) (b Batch, fresh *index, err error) {
 	var r io.ReaderAt = emptyFile{}
 	var size int64
-	inbox, err := os.Open(path)
+	// A folder opens too, and seeking its end answers a size no read can fill;
+	// only a regular file is an inbox, and OpenFile refuses anything else.
+	inbox, err := h.OpenFile(path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, home.ErrNotRegular):
+		return Batch{}, nil, fmt.Errorf("%w; nothing was read", err)
 	case err != nil:
 		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
 	default:
 		defer inbox.Close()
-		// A folder opens too, and seeking its end answers a size no read can
-		// fill; only a regular file is an inbox.
-		if fi, err := inbox.Stat(); err != nil || !fi.Mode().IsRegular() {
-			what := "not a regular file"
-			if err != nil {
-				what = bareErr(err).Error()
-			} else if fi.IsDir() {
-				what = "a folder, not a file"
-			}
-			return Batch{}, nil, fmt.Errorf("the inbox for @%s at %s is %s; move it aside so the next append starts a new one; nothing was read", handle, path, what)
-		}
 		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
 			return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
 		}
 		r = inbox
 	}
-	at, fresh, notes, err := resume(r, size, cur, ix, haveIx, handle)
+	var at place
+	var notes []string
+	var recovered *index
+	if m.garbled != nil {
+		at, recovered, notes, err = recoverPlace(r, size, m)
+	} else {
+		at, fresh, notes, err = resume(r, size, m.cur, m.ix, m.haveIx, handle)
+	}
 	if err != nil {
 		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
 	}
@@ -140,7 +170,7 @@ func readInbox(path, handle string, cur Cursor, ix index, haveIx bool) (b Batch,
 		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
 	}
 	lines, used := splitLines(rest)
-	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used)}, fresh, nil
+	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used), recovered: recovered}, fresh, nil
 }
 
 // place is a position in the inbox: count lines lie before byte off.
@@ -173,6 +203,29 @@ func resume(r io.ReaderAt, size int64, cur Cursor, ix index, haveIx bool, handle
 		return at, nil, nil, s.err
 	}
 	return countTo(s, cur, handle)
+}
+
+// recoverPlace stands in for a cursor that does not parse. The offset index gives
+// the place back when the inbox still bears it out: a line that hashes as the
+// index says ends at its offset, and exactly its count of lines end there. Else
+// the inbox is read from its first line, as before there was an index. Either
+// way the note says which; recovered is the index the cursor is rewritten from.
+func recoverPlace(r io.ReaderAt, size int64, m mark) (at place, recovered *index, notes []string, err error) {
+	unparsed := fmt.Sprintf("%s could not be parsed (%v)", m.cursorName, m.garbled)
+	if !m.haveIx {
+		return place{}, nil, []string{fmt.Sprintf("%s, and there is no usable %s to recover the position from, so the inbox is read from its first line", unparsed, m.indexName)}, nil
+	}
+	ok, err := m.ix.holds(r, size)
+	if err == nil && ok {
+		ok, err = m.ix.countsTo(r)
+	}
+	if err != nil {
+		return place{}, nil, nil, err
+	}
+	if !ok {
+		return place{}, nil, []string{fmt.Sprintf("%s, and %s does not agree with the inbox, so the inbox is read from its first line", unparsed, m.indexName)}, nil
+	}
+	return place{m.ix.count, m.ix.off}, &m.ix, []string{fmt.Sprintf("%s; recovered the position (%d lines) from %s, and the cursor is rewritten from it", unparsed, m.ix.count, m.indexName)}, nil
 }
 
 // countTo counts lines up to the cursor's and checks the last one's hash. A line

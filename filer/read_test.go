@@ -269,7 +269,7 @@ func TestReadUnreadableCursor(t *testing.T) {
 	if err := os.Mkdir(mustPath(t, f, home.Cursor, "me"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ReadNew("me"); err == nil || !strings.Contains(err.Error(), "could not be read") {
+	if _, err := f.ReadNew("me"); err == nil || !strings.Contains(err.Error(), "read/me.cursor is a folder, not a regular file") {
 		t.Fatalf("got %v, want the cursor named", err)
 	}
 }
@@ -301,8 +301,101 @@ func TestReadNewOfAFolderInbox(t *testing.T) {
 		"ReadNew": func() error { _, err := f.ReadNew("dir"); return err },
 		"Unread":  func() error { _, err := f.Unread("dir"); return err },
 	} {
-		if err := read(); err == nil || !strings.Contains(err.Error(), "is a folder, not a file") {
+		if err := read(); err == nil || !strings.Contains(err.Error(), "inbox/dir.jsonl is a folder, not a regular file; move it aside") {
 			t.Errorf("%s of a folder inbox = %v, want the folder named", name, err)
 		}
+	}
+}
+
+// A cursor that no longer parses does not show the whole inbox again: the offset
+// index beside it gives the place back, the poll says so once, and the cursor is
+// rewritten in the protocol's form, even when no line is new.
+func TestGarbledCursorIsRecoveredFromTheOffset(t *testing.T) {
+	f, _ := newTestFiler(t)
+	h := "me"
+	seed(t, f, h, 5)
+	poll := func() Batch {
+		t.Helper()
+		b, err := f.ReadNew(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Commit(h, b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	poll() // read all five: cursor and offset now say line 5
+	if _, err := f.Append(h, []Line{line("peer", h, "m6", ""), line("peer", h, "m7", "")}); err != nil {
+		t.Fatal(err)
+	}
+	cursorPath := mustPath(t, f, home.Cursor, h)
+	hash7 := func() string {
+		b, _ := os.ReadFile(mustPath(t, f, home.Inbox, h))
+		all := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		return LineHash([]byte(all[6]))
+	}
+
+	writeCursorText(t, f, h, "\x00\x00garbled by a crash\n")
+	b := poll()
+	if b.Start != 5 || strings.Join(msgs(b), ",") != "m6,m7" {
+		t.Fatalf("after a garbled cursor the poll showed %v after line %d; want only m6,m7 after line 5", msgs(b), b.Start)
+	}
+	want := "read/me.cursor could not be parsed"
+	if len(b.Notes) != 1 || !strings.HasPrefix(b.Notes[0], want) || !strings.HasSuffix(b.Notes[0], "; recovered the position (5 lines) from read/me.offset, and the cursor is rewritten from it") {
+		t.Fatalf("notes %q; want the one recovery sentence", b.Notes)
+	}
+	if got, want := readFile(t, cursorPath), "7 "+hash7()+"\n"; got != want {
+		t.Fatalf("cursor %q after the poll, want %q", got, want)
+	}
+
+	// Nothing new: the poll shows nothing and still rewrites the cursor, so the
+	// notice is given once.
+	writeCursorText(t, f, h, "7 not-a-hash")
+	if b := poll(); len(b.Lines) != 0 || b.Start != 7 || len(b.Notes) != 1 {
+		t.Fatalf("garbled cursor, nothing new: %+v", b)
+	}
+	if got, want := readFile(t, cursorPath), "7 "+hash7()+"\n"; got != want {
+		t.Fatalf("cursor %q after a poll with nothing new, want %q rewritten", got, want)
+	}
+	if b := poll(); len(b.Notes) != 0 || len(b.Lines) != 0 {
+		t.Fatalf("the poll after the recovery: %+v; want nothing new and no note", b)
+	}
+}
+
+// Without an offset index the inbox bears out, a garbled cursor reads the inbox
+// from its first line, as it always did, and says why.
+func TestGarbledCursorWithoutAUsableOffset(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		index func(lines []string) string // "" leaves no index
+		why   string
+	}{
+		{"no offset", func([]string) string { return "" },
+			"and there is no usable read/me.offset to recover the position from, so the inbox is read from its first line"},
+		{"offset counts another line", func(l []string) string {
+			return fmt.Sprintf("2 %d %s\n", len(strings.Join(l[:3], "")), LineHash([]byte(l[2])))
+		}, "and read/me.offset does not agree with the inbox, so the inbox is read from its first line"},
+		{"offset off the inbox", func(l []string) string {
+			return fmt.Sprintf("3 %d %s\n", len(strings.Join(l[:3], ""))+1, LineHash([]byte(l[2])))
+		}, "and read/me.offset does not agree with the inbox, so the inbox is read from its first line"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _ := newTestFiler(t)
+			lines := seed(t, f, "me", 5)
+			if ix := tt.index(lines); ix != "" {
+				if err := os.WriteFile(mustPath(t, f, home.CursorIndex, "me"), []byte(ix), home.FileMode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeCursorText(t, f, "me", "yesterday")
+			b, err := f.ReadNew("me")
+			if err != nil || b.Start != 0 || len(b.Lines) != 5 {
+				t.Fatalf("read %v after line %d (%v); want all 5 from the first", msgs(b), b.Start, err)
+			}
+			if len(b.Notes) != 1 || !strings.HasPrefix(b.Notes[0], "read/me.cursor could not be parsed") || !strings.HasSuffix(b.Notes[0], tt.why) {
+				t.Fatalf("notes %q; want one ending %q", b.Notes, tt.why)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -23,16 +22,15 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := readCursor(p.cursor)
+	m, err := f.mark(p)
 	if err != nil {
 		return nil, err
 	}
-	ix, haveIx := readIndex(p.index)
-	b, _, err := readInbox(p.inbox, handle, cur, ix, haveIx)
+	b, _, err := readInbox(f.Home, p.inbox, handle, m)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(p.inbox)
+	raw, err := f.Home.ReadFile(p.inbox)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

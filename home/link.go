@@ -11,9 +11,11 @@ import (
 // WriteNew creates path (0600, failing if it exists) holding data, flushed by
 // sync, and removes it again on any failure, so a file that stays is whole and on
 // disk. sync is (*os.File).Sync except where a test injects a failed flush, which
-// root cannot provoke. The error is the OS's own, for the caller to word.
+// root cannot provoke. The error is the OS's own, for the caller to word. O_EXCL
+// already fails on any name that exists, a dangling symlink's too; NoFollow says
+// so to every platform's open.
 func WriteNew(path string, data []byte, sync func(*os.File) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|NoFollow, FileMode)
 	if err != nil {
 		return err
 	}

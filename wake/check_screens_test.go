@@ -71,7 +71,7 @@ func TestScreensCoverTheBrief(t *testing.T) {
 		"labelled-rule-above", "labelled-rule-below", "missing-lower-rule", "panel-main-only",
 		"panel-main-and-background-agent", "too-narrow", "windows-gt-glyph", "cjk-draft", "emoji-draft",
 		"notice-alone", "notice-plus-one-character", "bare-heavy-glyph", "text-before-glyph", "empty-screen",
-		"cursor-row-out-of-bounds",
+		"cursor-row-out-of-bounds", "effort-high-at-start", "effort-high-holds-notice", "panel-main-only-effort-footer",
 	} {
 		if _, err := os.Stat(filepath.Join("testdata", "check", name+".txtar")); err != nil {
 			t.Errorf("no screen for %s: %v", name, err)

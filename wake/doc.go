@@ -37,12 +37,17 @@
 //
 // With background agents, Claude Code lists them under the input box, one per
 // line: ● marks the agent the input box reaches, ◯ every other agent, and a
-// focused panel draws a cursor (❯) at the start of the selected line. "Exactly
-// the main agent" is read as: every line below the box's lower rule that shows
-// ● or ◯ starts with two spaces (no panel focus), and exactly one of them shows
-// ●, and that line is exactly "● main" after its two spaces (trailing spaces
-// aside; "● maintainer" or "● main · 2 tasks" is not main). Other
-// agents listed with ◯ do not hold the wake back: the box still reaches main.
+// focused panel draws a cursor (❯) at the start of the selected line. A panel
+// line is a row below the box's lower rule whose mark (● or ◯) is its first
+// non-blank cell after the cursor, in the third column: "  ● name" or
+// "❯ ● name". "Exactly the main agent" is read as: no panel line starts with the
+// cursor (no panel focus), exactly one shows ●, and that line is exactly
+// "● main" after its two spaces (trailing spaces aside; "● maintainer" or
+// "● main · 2 tasks" is not main). Other agents listed with ◯ do not hold the
+// wake back: the box still reaches main. The ● elsewhere on a row, as in the
+// effort level Claude Code 2.1 draws at the right of its footer
+// ("? for shortcuts · ← for agents      ● high · /effort", or "● high · /effort"
+// alone while the box holds text), is not a panel line.
 //
 //	──────────────────────────────────────────
 //	❯                                           free: the dot is on main
@@ -55,6 +60,7 @@
 //	  ◯ main                                 not free: the panel has focus
 //	❯ ● general-purpose  background task  13s   and the box reaches that agent
 //
-// A status line that happens to draw ● or ◯ below the box refuses the row; that
-// fails closed, and the row's end-of-turn check still reads the mail.
+// A status line that draws ● or ◯ in a panel line's place below the box refuses
+// the row; that fails closed, and the row's end-of-turn check still reads the
+// mail.
 package wake

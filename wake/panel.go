@@ -2,15 +2,18 @@ package wake
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sotcomm/sotd/screen"
 )
 
 const (
-	panelDot  = "●" // the agent the input box reaches
-	panelRing = "◯" // every other agent
-	mainLine  = "  ● main"
+	panelDot    = "●" // the agent the input box reaches
+	panelRing   = "◯" // every other agent
+	panelCursor = "❯" // a focused panel's selected line
+	mainLine    = "  ● main"
+	// markCol is the column of a panel line's mark: after two spaces, or after
+	// the focused panel's cursor and a space.
+	markCol = 2
 )
 
 // panelReason says why the agents panel below the input box shows the box not
@@ -19,15 +22,17 @@ const (
 func panelReason(s *screen.Screen, first int) string {
 	listed, dotted := 0, []string(nil)
 	for r := max(first, 0); r < len(s.Lines); r++ {
-		line := text(s.Lines[r])
-		if !strings.Contains(line, panelDot) && !strings.Contains(line, panelRing) {
+		cells := s.Lines[r]
+		mark, focused := panelLine(cells)
+		if mark == "" {
 			continue
 		}
-		if !strings.HasPrefix(line, "  ") {
+		line := text(cells)
+		if focused {
 			return fmt.Sprintf("the agents panel below the input box has focus (row %d reads %s): Enter there would open an agent's view, not send a line", r, quote(line))
 		}
 		listed++
-		if strings.Contains(line, panelDot) {
+		if mark == panelDot {
 			dotted = append(dotted, line)
 		}
 	}
@@ -41,4 +46,27 @@ func panelReason(s *screen.Screen, first int) string {
 	default:
 		return "the agents panel marks no agent with ●, so the input box may not reach the main session"
 	}
+}
+
+// panelLine reads a row as a line of the agents panel: its mark (● or ◯), and
+// whether the panel's cursor ❯ stands before it; mark is "" for any other row.
+// The panel draws an agent as "  ● name", or "❯ ● name" under its cursor: the
+// mark is the first cell shown after the cursor, in the third column. Claude
+// Code's footer draws its effort level with the same ● ("● high · /effort",
+// right-aligned, the only thing on the row while the box holds text), and that
+// is not a panel line.
+func panelLine(cells []screen.Cell) (mark string, focused bool) {
+	if len(cells) <= markCol || !blank(cells[1]) {
+		return "", false
+	}
+	if m := cells[markCol].Text; m != panelDot && m != panelRing {
+		return "", false
+	}
+	switch {
+	case blank(cells[0]):
+		return cells[markCol].Text, false
+	case cells[0].Text == panelCursor:
+		return cells[markCol].Text, true
+	}
+	return "", false
 }

@@ -1,0 +1,245 @@
+//go:build !windows
+
+package daemon
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/internal/fakeclaude"
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/wake"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// dummyKey is the API key the real agents get: the fake Messages API takes any.
+const dummyKey = "sk-ant-api03-sotd-wake-test-0000000000000000000000000000000000000000"
+
+// agentBinary is the real agent CLI on PATH. Without it the test is skipped,
+// except under CI, whose .ci/run installs both from the npm registry.
+func agentBinary(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	switch {
+	case err == nil:
+		return p
+	case os.Getenv("CI") != "":
+		t.Fatalf("%s is not on PATH and CI is set: .ci/run must `npm install -g %s`", name, pkg)
+	default:
+		t.Skipf("%s is not on PATH: `npm install -g %s` to run the wake against the real agent", name, pkg)
+	}
+	return ""
+}
+
+// claudeEnv makes a scratch HOME in which the real Claude Code starts in proj
+// straight to its prompt, with no network: onboarding done, proj trusted, the
+// dummy key approved, and the API at api.
+func claudeEnv(t *testing.T, proj, api string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+		"customApiKeyResponses":  map[string]any{"approved": []string{dummyKey[len(dummyKey)-20:]}, "rejected": []string{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + dir, "ANTHROPIC_API_KEY=" + dummyKey, "ANTHROPIC_BASE_URL=" + api,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+}
+
+// codexEnv makes a scratch HOME in which the real Codex starts in proj straight
+// to its prompt: an API key login and proj trusted.
+func codexEnv(t *testing.T, proj, api string) []string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".codex")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"auth.json":   `{"auth_mode":"apikey","OPENAI_API_KEY":"` + dummyKey + `"}`,
+		"config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { stopCodexDaemons(t, dir) })
+	return []string{"HOME=" + filepath.Dir(dir), "CODEX_HOME=" + dir, "OPENAI_API_KEY=" + dummyKey, "OPENAI_BASE_URL=" + api + "/v1"}
+}
+
+// stopCodexDaemons ends the app-server daemon and its updater that Codex starts
+// in the background, detached from its row, so they do not outlive the test;
+// each is found by the pid file Codex keeps for it in codexHome.
+func stopCodexDaemons(t *testing.T, codexHome string) {
+	for _, name := range []string{"daemon-updater.pid", "daemon.pid"} {
+		b, err := os.ReadFile(filepath.Join(codexHome, "app-server-daemon", name))
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			Pid int `json:"pid"`
+		}
+		if json.Unmarshal(b, &rec) != nil || rec.Pid <= 1 {
+			t.Errorf("Codex's %s reads %q: no pid to stop", name, b)
+			continue
+		}
+		if err := syscall.Kill(rec.Pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+			t.Errorf("stop Codex's %s process %d: %v", name, rec.Pid, err)
+		}
+	}
+}
+
+// project is a folder for a row, named as the agent will see it (no symlinks),
+// since both agents key their trust by it.
+func project(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// promptRow is the text of the cursor's row when it is Claude Code's main
+// prompt (the glyph and its no-break space), ok false otherwise.
+func promptRow(s wire.PtyScreen) (string, bool) {
+	if s.Cursor.Row < 0 || s.Cursor.Row >= len(s.Lines) {
+		return "", false
+	}
+	line := strings.TrimRight(s.Lines[s.Cursor.Row], " ")
+	rest, ok := strings.CutPrefix(line, "❯\u00a0")
+	return rest, ok
+}
+
+func screenOfRow(t *testing.T, c *wire.Client, id string) wire.PtyScreen {
+	t.Helper()
+	return rowCall[wire.PtyScreen](t, c, wire.OpPtyScreen, wire.WorkspaceRef{WorkspaceID: id})
+}
+
+// noticeAt is when the fake API first got a prompt that ends with the notice
+// at or after since, ok false when it has not.
+func noticeAt(api *fakeclaude.Server, since time.Time) (time.Time, bool) {
+	for _, p := range api.Prompts() {
+		if !p.At.Before(since) && strings.HasSuffix(strings.TrimSpace(p.Text), wake.Notice) {
+			return p.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// wakeLines is the wake loop's lines of a daemon log.
+func wakeLines(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "wake") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestWakeRealClaude runs the wake over the real Claude Code and Codex (from
+// the npm registry) in rows of each backend, with a fake Messages API on
+// 127.0.0.1 in place of the network. Mail filed the moment Claude Code's
+// prompt appears gets the notice typed and submitted within 4 s: the fake API
+// receives it as the user's prompt. Mail filed while the box holds a draft
+// leaves the draft as it is, and mail to the Codex row types nothing into it,
+// for 2 ticks and the stillness wait.
+func TestWakeRealClaude(t *testing.T) {
+	claude := agentBinary(t, "claude", "@anthropic-ai/claude-code")
+	codex := agentBinary(t, "codex", "@openai/codex")
+	for _, k := range backendKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			apiLog := &testutil.SyncBuffer{}
+			api, err := fakeclaude.Start(slog.New(slog.NewTextHandler(apiLog, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				api.Close()
+				if t.Failed() {
+					t.Logf("the fake Messages API's log:\n%s", apiLog)
+				}
+			})
+			r := startRig(t, withRows(k.make(t)))
+			c := r.dial(t)
+
+			proj, cxProj := project(t), project(t)
+			spawned := time.Now()
+			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, wire.WorkspaceSpawn{
+				Label: "claude", Handle: "Claude-box", Agent: string(rows.Claude), Cwd: proj, Argv: []string{claude}, Env: claudeEnv(t, proj, api.URL),
+			}).WorkspaceID
+			cx := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, wire.WorkspaceSpawn{
+				Label: "codex", Handle: "Codex-box", Agent: string(rows.Codex), Cwd: cxProj, Argv: []string{codex}, Env: codexEnv(t, cxProj, api.URL),
+			}).WorkspaceID
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("the daemon's wake said:\n%s\nthe Claude Code row shows:\n%s", wakeLines(r.logs.String()), strings.Join(screenOfRow(t, c, id).Lines, "\n"))
+				}
+			})
+
+			var s wire.PtyScreen
+			testutil.Eventually(t, 30*time.Second, "Claude Code's empty prompt", func() bool {
+				s = screenOfRow(t, c, id)
+				text, ok := promptRow(s)
+				return ok && text == ""
+			})
+			t.Logf("%s: spawn to Claude Code's prompt: %v", k.name, time.Since(spawned).Round(10*time.Millisecond))
+
+			filed := time.Now()
+			fileTo(t, c, "Claude-box")
+			testutil.Eventually(t, 4*time.Second, "the notice submitted to the fake Messages API within 4 s of filing", func() bool {
+				_, ok := noticeAt(api, filed)
+				return ok
+			})
+			at, _ := noticeAt(api, filed)
+			t.Logf("%s: filing to notice submitted: %v", k.name, at.Sub(filed).Round(10*time.Millisecond))
+
+			testutil.Eventually(t, 10*time.Second, "the turn's reply and an empty prompt again", func() bool {
+				s = screenOfRow(t, c, id)
+				text, ok := promptRow(s)
+				return ok && text == "" && hasLine(s, fakeclaude.Reply)
+			})
+			const draft = "half a thought"
+			rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString([]byte(draft))})
+			testutil.Eventually(t, 5*time.Second, "the draft in the box", func() bool {
+				text, ok := promptRow(screenOfRow(t, c, id))
+				return ok && text == draft
+			})
+			testutil.Eventually(t, 30*time.Second, "Codex's prompt", func() bool { return hasLine(screenOfRow(t, c, cx), "›") })
+
+			filed = time.Now()
+			fileTo(t, c, "Claude-box")
+			fileTo(t, c, "Codex-box")
+			for held := filed.Add(2*wake.Every + wake.StillFor); time.Now().Before(held); time.Sleep(50 * time.Millisecond) {
+				if text, ok := promptRow(screenOfRow(t, c, id)); !ok || text != draft {
+					t.Fatalf("the box read %q (a main prompt: %v) after mail was filed, want the draft %q untouched", text, ok, draft)
+				}
+				if s := screenOfRow(t, c, cx); hasLine(s, wake.Notice) {
+					t.Fatalf("the Codex row shows the notice, want nothing typed into it:\n%s", strings.Join(s.Lines, "\n"))
+				}
+			}
+			if at, ok := noticeAt(api, filed); ok {
+				t.Errorf("the fake Messages API got the notice at %v, after the draft was in the box", at)
+			}
+			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
+			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: cx})
+		})
+	}
+}

@@ -64,20 +64,22 @@ func (s *Session) Poll(asJSON bool) int {
 	return ExitOK
 }
 
-// showLine renders an inbox line for a person; a line that is not a frame is shown
-// as it is, so nothing filed is ever hidden.
+// showLine renders an inbox line for a person: "@from (ts): body", a body of
+// several lines below its header and indented, control characters escaped
+// (printable). A line that is not a frame is shown as it is, escaped alike, so
+// nothing filed is ever hidden.
 func showLine(raw []byte) string {
 	var l filer.Line
 	if err := json.Unmarshal(raw, &l); err != nil || l.From == "" {
-		return "(unparsed line) " + string(raw)
+		return "(unparsed line) " + printable(string(raw), false)
 	}
 	tag := ""
 	if l.To == "" {
 		tag = ", broadcast"
 	}
-	body := l.Msg
+	body := printable(l.Msg, true)
 	if strings.Contains(body, "\n") {
-		body = "\n" + body
+		body = bodyLines(body)
 	}
-	return "@" + l.From + " (" + l.TS + tag + "): " + body
+	return "@" + printable(l.From, false) + " (" + printable(l.TS, false) + tag + "): " + body
 }

@@ -102,7 +102,8 @@ func (s *Session) Send(a SendArgs) int {
 	for _, to := range targets {
 		req := wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID()}
 		if line := r.file(req); line != "" {
-			s.out("%s", line)
+			// A refusal's sentence may be a remote box's words: one line, escaped.
+			s.out("%s", printable(line, false))
 			if line[0] == 'F' {
 				code = ExitFailed
 			}

@@ -16,6 +16,19 @@ const (
 	helloWait   = 10 * time.Second // a peer that says nothing is closed (Daemon.helloWait)
 	writeWait   = 10 * time.Second // a peer that reads nothing is closed
 	maxInFlight = 64               // requests one connection may have unanswered; more wait unread
+
+	// idleWait closes a cli connection that has nothing in flight and sends
+	// nothing (Daemon.idleWait). A CLI verb dials, asks, and closes once
+	// answered: its longest wait is the inbox lock's plus 3 s, doctor's pauses
+	// between its calls are shorter still, so a minute of silence is a client
+	// that forgot its connection. The agent, fe and link roles are not bound:
+	// a frontend or a reference client holds one connection (stdio-bridge) for
+	// a window's or a session's life and may be quiet between a person's acts.
+	idleWait = time.Minute
+	// maxConns is how many connections the socket serves at once
+	// (Daemon.maxConns); the next waits in the listen backlog until one
+	// closes, so a runaway client cannot spend the daemon's descriptors.
+	maxConns = 256
 )
 
 // stoppingSentence answers a request read after the daemon was told to stop.
@@ -31,7 +44,9 @@ type conn struct {
 	w  *wire.Writer
 
 	mu       sync.Mutex
-	stopping bool // set when the daemon stops: reads end, answers still go out
+	stopping bool          // set when the daemon stops: reads end, answers still go out
+	idle     time.Duration // how long the connection may wait with nothing open; 0: unbound
+	open     int           // requests read and not yet answered
 }
 
 func newConn(d *Daemon, nc *net.UnixConn, b *batcher) *conn {
@@ -65,11 +80,42 @@ func (c *conn) stop() {
 	c.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
+// began marks a request read: the connection is not idle until it is answered.
+func (c *conn) began() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open++
+	if c.idle > 0 && !c.stopping {
+		c.nc.SetReadDeadline(time.Time{})
+	}
+}
+
+// ended marks a request answered; the last one open starts the idle wait.
+func (c *conn) ended() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	c.waitIdleLocked()
+}
+
+func (c *conn) waitIdleLocked() {
+	if c.open == 0 && c.idle > 0 && !c.stopping {
+		c.nc.SetReadDeadline(time.Now().Add(c.idle))
+	}
+}
+
 func (c *conn) serve(ctx context.Context) {
 	defer c.nc.Close()
 	defer context.AfterFunc(ctx, c.stop)()
-	if !c.admit() {
+	role, ok := c.admit()
+	if !ok {
 		return
+	}
+	if role == wire.RoleCLI {
+		c.mu.Lock()
+		c.idle = c.d.idleWait
+		c.waitIdleLocked()
+		c.mu.Unlock()
 	}
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
@@ -80,8 +126,10 @@ func (c *conn) serve(ctx context.Context) {
 			c.readFailed(err)
 			return
 		}
+		c.began()
 		if ctx.Err() != nil {
 			c.refuse(env.ID, env.Op, wire.CodeShuttingDown, stoppingSentence)
+			c.ended()
 			continue
 		}
 		if env.Kind != wire.KindReq {
@@ -92,6 +140,7 @@ func (c *conn) serve(ctx context.Context) {
 		if err != nil {
 			if r, ok := wire.RefusalOf(err); ok {
 				c.refuse(env.ID, env.Op, r.Code, r.Sentence)
+				c.ended()
 				continue
 			}
 			c.badFrame(env.ID, env.Op, err.Error())
@@ -101,12 +150,14 @@ func (c *conn) serve(ctx context.Context) {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			c.refuse(env.ID, env.Op, wire.CodeShuttingDown, stoppingSentence)
+			c.ended()
 			continue
 		}
 		inflight.Add(1)
 		go func() {
 			defer inflight.Done()
 			defer func() { <-slots }()
+			defer c.ended()
 			c.answer(env, run)
 		}()
 	}
@@ -161,10 +212,14 @@ func (c *conn) refuse(id uint64, op, code, sentence string) {
 }
 
 // readFailed answers a bad frame before the connection closes; a peer that left,
-// or a daemon that stops, gets nothing.
+// one idle past its bound, or a daemon that stops, gets nothing.
 func (c *conn) readFailed(err error) {
-	if errors.Is(err, wire.ErrFrame) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, wire.ErrFrame):
 		c.badFrame(0, wire.OpError, err.Error())
+	case errors.As(err, &ne) && ne.Timeout() && !c.isStopping():
+		c.d.log.Debug("idle connection closed", "idle", c.d.idleWait)
 	}
 }
 
@@ -174,12 +229,13 @@ func (c *conn) badFrame(id uint64, op, why string) {
 	c.refuse(id, op, wire.CodeBadFrame, why)
 }
 
-// admit checks the peer's OS user and its hello; nothing is served before both
-// pass. A refused peer gets one hello_refused frame, then the connection closes.
-func (c *conn) admit() bool {
+// admit checks the peer's OS user and its hello, and returns the hello's role;
+// nothing is served before both pass. A refused peer gets one hello_refused
+// frame, then the connection closes.
+func (c *conn) admit() (role string, admitted bool) {
 	if reason := c.d.checkPeer(c.nc); reason != "" {
 		c.refuseHello(0, wire.OpError, reason)
-		return false
+		return "", false
 	}
 	c.setReadDeadline(time.Now().Add(c.d.helloWait))
 	env, err := c.r.Read()
@@ -187,31 +243,31 @@ func (c *conn) admit() bool {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() && !c.isStopping() {
 			c.refuseHello(0, wire.OpError, fmt.Sprintf("no hello came within %s", c.d.helloWait))
-			return false
+			return "", false
 		}
 		c.readFailed(err)
-		return false
+		return "", false
 	}
 	c.setReadDeadline(time.Time{})
 	if env.Op != wire.OpHello || env.Kind != wire.KindReq {
 		c.refuseHello(env.ID, env.Op, "the first frame must be hello")
-		return false
+		return "", false
 	}
 	var h wire.Hello
 	if err := wire.DecodePayload(env.Payload, &h); err != nil {
 		c.badFrame(env.ID, env.Op, err.Error())
-		return false
+		return "", false
 	}
 	if reason := c.d.checkHello(h); reason != "" {
 		c.refuseHello(env.ID, env.Op, reason)
-		return false
+		return "", false
 	}
 	ok := wire.HelloOK{Host: c.d.cfg.Host, Protocol: wire.Protocol, Daemon: "sotd"}
 	if err := c.w.Write(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
-		return false
+		return "", false
 	}
 	c.d.log.Debug("hello accepted", "role", h.Role, "host", h.Host, "name", h.Name)
-	return true
+	return h.Role, true
 }
 
 func (c *conn) refuseHello(id uint64, op, reason string) {

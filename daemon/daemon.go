@@ -45,8 +45,11 @@ type Daemon struct {
 	// maxBatch caps the lines one append files; 1 turns group commit off, which
 	// only the benchmark's per-line baseline does.
 	maxBatch int
-	// helloWait bounds the wait for a connection's first frame; tests shorten it.
-	helloWait time.Duration
+	// helloWait bounds the wait for a connection's first frame, idleWait a cli
+	// connection's silence with nothing in flight; tests shorten them.
+	helloWait, idleWait time.Duration
+	// maxConns caps the connections served at once; tests lower it.
+	maxConns int
 	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
 	dialogEvery time.Duration
 
@@ -96,7 +99,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -161,9 +164,11 @@ func (d *Daemon) serve(ctx context.Context, ln *net.UnixListener, b *batcher) {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var conns sync.WaitGroup
-	for {
+	slots := make(chan struct{}, d.maxConns)
+	for d.connSlot(ctx, slots) {
 		nc, err := ln.AcceptUnix()
 		if err != nil {
+			<-slots
 			if ctx.Err() != nil {
 				break
 			}
@@ -179,9 +184,28 @@ func (d *Daemon) serve(ctx context.Context, ln *net.UnixListener, b *batcher) {
 		conns.Add(1)
 		go func() {
 			defer conns.Done()
+			defer func() { <-slots }()
 			c.serve(ctx)
 		}()
 	}
 	conns.Wait()
 	b.wait()
+}
+
+// connSlot takes a place for one more connection, waiting while all maxConns
+// are served (the next peer waits in the listen backlog meanwhile); false when
+// ctx ends first.
+func (d *Daemon) connSlot(ctx context.Context, slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	default:
+	}
+	d.log.Warn("the socket serves as many connections as it may; the next waits until one closes", "max", cap(slots))
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

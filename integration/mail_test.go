@@ -34,9 +34,10 @@ func TestJoinSendPollThroughTheBinary(t *testing.T) {
 	if r.code != 1 || r.stdout != "FAILED -> @nobody: no box knows that handle: nobody\n" {
 		t.Fatalf("send to an unknown handle: exit %d, %q", r.code, r.stdout)
 	}
-	for _, bad := range []string{"@../etc", "@a/b", "@" + strings.Repeat("z", 65), "@a\x01b"} {
+	// A control character in the handle is printed escaped.
+	for bad, shown := range map[string]string{"@../etc": "@../etc", "@a/b": "@a/b", "@" + strings.Repeat("z", 65): "@" + strings.Repeat("z", 65), "@a\x01b": `@a\x01b`} {
 		r := b.run("bob", "", "send", bad, "hi")
-		if r.code != 1 || !strings.HasPrefix(r.stdout, "FAILED -> "+bad+": not a handle") {
+		if r.code != 1 || !strings.HasPrefix(r.stdout, "FAILED -> "+shown+": not a handle") {
 			t.Errorf("send %q: exit %d, %q", bad, r.code, r.stdout)
 		}
 	}

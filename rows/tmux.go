@@ -100,7 +100,7 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	newSession := []string{"new-session", "-d", "-s", spec.ID,
 		"-x", strconv.Itoa(t.opt.Cols), "-y", strconv.Itoa(t.opt.Rows)}
 	if spec.Cwd != "" {
-		newSession = append(newSession, "-c", spec.Cwd)
+		newSession = append(newSession, "-c", tmuxFormatText(spec.Cwd))
 	}
 	for _, kv := range spec.rowEnv() {
 		newSession = append(newSession, "-e", kv)
@@ -118,12 +118,12 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 		[]string{"set-option", "-t", target(spec.ID), "@sot_spec", string(stored)},
 		[]string{"display-message", "-p", "-t", target(spec.ID), paneFormat})
 
-	out, err := t.srv.run(seq(cmds...)...)
+	out, err := t.srv.run(cmds...)
 	if err != nil {
 		if !errors.Is(err, ErrRowExists) {
 			// A session made before a later command failed has no spec and
 			// would stay a stray no daemon owns.
-			_, _ = t.srv.run("kill-session", "-t", target(spec.ID))
+			_, _ = t.srv.run([]string{"kill-session", "-t", target(spec.ID)})
 		}
 		return RowInfo{}, fmt.Errorf("start row %s: %w", spec.ID, err)
 	}
@@ -256,7 +256,7 @@ func (t *Tmux) info(p pane) RowInfo {
 // blank reports whether the row's pane shows nothing yet. Only a row younger
 // than StartingFor is asked, so the capture is rare.
 func (t *Tmux) blank(id string) bool {
-	out, err := t.srv.run("capture-pane", "-p", "-t", target(id))
+	out, err := t.srv.run([]string{"capture-pane", "-p", "-t", target(id)})
 	return err == nil && strings.TrimSpace(string(out)) == ""
 }
 

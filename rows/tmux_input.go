@@ -29,7 +29,7 @@ func (t *Tmux) Input(id string, data []byte) error {
 		}
 	}
 	defer r.write.Unlock()
-	if _, err := t.srv.run(seq(cmds...)...); err != nil {
+	if _, err := t.srv.run(cmds...); err != nil {
 		return fmt.Errorf("type into row %s: %w", id, err)
 	}
 	return nil
@@ -61,7 +61,7 @@ func sendKeys(id string, data []byte) ([][]string, error) {
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
-			cmds = append(cmds, []string{"send-keys", "-t", t, "-l", "--", tmuxLiteral(text.String())})
+			cmds = append(cmds, []string{"send-keys", "-t", t, "-l", "--", text.String()})
 			text.Reset()
 		}
 	}
@@ -79,14 +79,4 @@ func sendKeys(id string, data []byte) ([][]string, error) {
 	}
 	flush()
 	return cmds, nil
-}
-
-// tmuxLiteral protects a trailing ';': tmux reads an argument that ends in ';'
-// as the end of a command and drops the ';', unless a backslash stands before
-// it, in which case it drops the backslash instead.
-func tmuxLiteral(s string) string {
-	if strings.HasSuffix(s, ";") {
-		return s[:len(s)-1] + `\;`
-	}
-	return s
 }

@@ -39,7 +39,7 @@ func (t *Tmux) Texts(ids []string) (map[string]*screen.Screen, error) {
 			[]string{"display-message", "-p", "-t", target(id), mark + " " + id + " " + captureHead},
 			[]string{"capture-pane", "-p", "-t", target(id)})
 	}
-	b, err := t.srv.run(seq(cmds...)...)
+	b, err := t.srv.run(cmds...)
 	if err != nil {
 		return eachScreen(ids, func(id string) (*screen.Screen, error) { return t.capture(id, false) })
 	}
@@ -81,10 +81,10 @@ func (t *Tmux) capture(id string, attrs bool) (*screen.Screen, error) {
 	if attrs {
 		pane = append(pane, "-e")
 	}
-	out, err := t.srv.run(seq(
+	out, err := t.srv.run(
 		[]string{"display-message", "-p", "-t", target(id), captureHead},
 		pane,
-	)...)
+	)
 	if errors.Is(err, errNoServer) {
 		err = ErrNoRow
 	}

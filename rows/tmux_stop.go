@@ -68,7 +68,7 @@ func (t *Tmux) Remove(id string) error {
 	if err := t.Stop(id); err != nil {
 		return err
 	}
-	if _, err := t.srv.run("kill-session", "-t", target(id)); err != nil && !errors.Is(err, ErrNoRow) && !errors.Is(err, errNoServer) {
+	if _, err := t.srv.run([]string{"kill-session", "-t", target(id)}); err != nil && !errors.Is(err, ErrNoRow) && !errors.Is(err, errNoServer) {
 		return fmt.Errorf("remove row %s: %w", id, err)
 	}
 	t.mu.Lock()

@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
 )
@@ -110,5 +112,72 @@ func TestChoosePrefersTmux(t *testing.T) {
 	b := rows.Choose(tmuxHome(t), "box", rows.Options{})
 	if b.Name() != "tmux" {
 		t.Errorf("Choose on a box with tmux = %s", b.Name())
+	}
+}
+
+// A spawn's argv, environment and folder reach the agent as given, however
+// tmux would read them as commands: a ';' alone or ending a word separates
+// tmux commands, and the folder (new-session -c) is a tmux format, where
+// "#{…}" expands and "#(…)" runs. Nothing else is started.
+func TestTmuxSpawnWordsAreNotTmuxCommands(t *testing.T) {
+	needTmux(t)
+	for _, tc := range []struct {
+		name, folder, env string
+		args              []string
+	}{
+		{"a separator, then a command", "repo", "v", []string{"a ;", "new-session", "-d", "-s", "evil"}},
+		{"separators", "repo", "v", []string{";", "x;", `y\;`, "new-session", "-d", "-s", "evil", "#{session_name};"}},
+		{"folder ending in a separator", "repo;", "v", []string{"ok"}},
+		{"folder with formats", "#(true)#{session_name}x", "v", []string{"ok"}},
+		{"environment", "repo", "v#{session_name};", []string{"ok"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTmuxAt(t, tmuxHome(t), rows.Options{})
+			dir := filepath.Join(t.TempDir(), tc.folder)
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			real, err := filepath.EvalSymlinks(dir) // pwd -P's answer where TMPDIR is a link (macOS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "seen")
+			// The agent writes its folder, its $K and its arguments, each ended
+			// by a NUL, then stays, so the row is still there to be counted.
+			script := `{ pwd -P; printf '\0%s\0' "$K"; printf '%s\0' "$@"; } >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"; exec sleep 300`
+			started, err := b.Start(rows.Spec{
+				Label: "Repo",
+				Agent: rows.Other,
+				Cwd:   dir,
+				Argv:  append([]string{"/bin/sh", "-c", script, "sh"}, tc.args...),
+				Env:   []string{"OUT=" + out, "K=" + tc.env},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			var seen []byte
+			testutil.Eventually(t, wait, "the agent to write what it was given", func() bool {
+				seen, err = os.ReadFile(out)
+				return err == nil
+			})
+			fields := strings.Split(strings.TrimSuffix(string(seen), "\x00"), "\x00")
+			want := append([]string{real + "\n", tc.env}, tc.args...)
+			if !reflect.DeepEqual(fields, want) {
+				t.Errorf("the agent was given (folder, $K, argv...)\n%q\nwant\n%q", fields, want)
+			}
+
+			sessions, err := exec.Command("tmux", "-S", b.Socket(), "list-sessions", "-F", "#{session_name}").CombinedOutput()
+			if err != nil {
+				t.Fatalf("list the sessions: %v: %s", err, sessions)
+			}
+			if got := strings.Fields(string(sessions)); !reflect.DeepEqual(got, []string{started.Spec.ID}) {
+				t.Errorf("sessions on the rows' server: %q, want only the row %s", got, started.Spec.ID)
+			}
+			info, err := b.Info(started.Spec.ID)
+			if err != nil || !reflect.DeepEqual(info.Spec, started.Spec) {
+				t.Errorf("Info = %+v, %v; want the spec as started, %+v", info.Spec, err, started.Spec)
+			}
+		})
 	}
 }

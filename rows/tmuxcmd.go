@@ -26,9 +26,12 @@ type tmuxServer struct {
 // was ever started, or the last one was removed and the server exited.
 var errNoServer = errors.New("no tmux server")
 
-// run executes one tmux command sequence. It reads no user configuration, so a
-// person's ~/.tmux.conf cannot change the rows' geometry or keys.
-func (s tmuxServer) run(args ...string) ([]byte, error) {
+// run executes tmux commands in one client call, so they run back to back in
+// the server with nothing of another client's between them. It reads no user
+// configuration, so a person's ~/.tmux.conf cannot change the rows' geometry
+// or keys.
+func (s tmuxServer) run(cmds ...[]string) ([]byte, error) {
+	args := seq(cmds...)
 	if len(s.socket) > maxSocketPath {
 		return nil, fmt.Errorf("the tmux socket path %s is %d bytes, over the %d a Unix socket allows; set $SOT_COMM_HOME to a shorter folder", s.socket, len(s.socket), maxSocketPath)
 	}
@@ -59,18 +62,37 @@ func (s tmuxServer) run(args ...string) ([]byte, error) {
 	return nil, fmt.Errorf("tmux %s: %s", args[0], msg)
 }
 
-// seq joins tmux commands into one client call, so they run back to back in
-// the server with nothing of another client's between them.
+// seq is the tmux client's argv for cmds: the commands joined by ";", every
+// word of theirs passed through tmuxWord, so no word (a row's argv, folder or
+// environment, typed text) can end a command and start one of its own.
 func seq(cmds ...[]string) []string {
 	var out []string
 	for i, c := range cmds {
 		if i > 0 {
 			out = append(out, ";")
 		}
-		out = append(out, c...)
+		for _, w := range c {
+			out = append(out, tmuxWord(w))
+		}
 	}
 	return out
 }
+
+// tmuxWord protects a trailing ';': tmux reads an argument that ends in ';'
+// (";" alone included) as the end of a command and drops the ';', unless a
+// backslash stands before it, in which case it drops the backslash instead.
+// Nothing else in an argument is special to tmux's command layer.
+func tmuxWord(s string) string {
+	if strings.HasSuffix(s, ";") {
+		return s[:len(s)-1] + `\;`
+	}
+	return s
+}
+
+// tmuxFormatText is s as literal text where tmux expands a format (new-session
+// -c): "##" is one '#', so no "#{…}" or "#(command)" in a folder's name is
+// expanded or run.
+func tmuxFormatText(s string) string { return strings.ReplaceAll(s, "#", "##") }
 
 // target names a row's pane: '=' asks for the session of exactly this name (not
 // a prefix of a longer one), and the ':' for its current window.
@@ -128,7 +150,7 @@ func (p pane) exited() bool {
 
 // pane is the row of this id as tmux prints it.
 func (s tmuxServer) pane(id string) (pane, error) {
-	out, err := s.run("display-message", "-p", "-t", target(id), paneFormat)
+	out, err := s.run([]string{"display-message", "-p", "-t", target(id), paneFormat})
 	if err != nil {
 		return pane{}, err
 	}
@@ -138,7 +160,7 @@ func (s tmuxServer) pane(id string) (pane, error) {
 // panes are the daemon-started sessions, one pane each (a person who split a
 // row's window added the others), sorted by id.
 func (s tmuxServer) panes() ([]pane, error) {
-	out, err := s.run("list-panes", "-a", "-F", paneFormat)
+	out, err := s.run([]string{"list-panes", "-a", "-F", paneFormat})
 	if err != nil {
 		return nil, err
 	}
@@ -167,5 +189,5 @@ func (s tmuxServer) panes() ([]pane, error) {
 // of the server ended. A run-shell job is such a child: its end makes the
 // server reap every child, and run-shell answers only after that.
 func (s tmuxServer) reap() {
-	_, _ = s.run("run-shell", "true")
+	_, _ = s.run([]string{"run-shell", "true"})
 }

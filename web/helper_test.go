@@ -104,12 +104,16 @@ func startServer(t *testing.T, buffer int, v View) *rig {
 	return runServer(t, h, "127.0.0.1:0", newFake(v), buffer)
 }
 
-// runServer serves home h on addr from fake until stop or the test's end.
-func runServer(t *testing.T, h home.Home, addr string, fake *fakeBackend, buffer int) *rig {
+// runServer serves home h on addr from fake until stop or the test's end;
+// tune, when given, adjusts the server before it serves.
+func runServer(t *testing.T, h home.Home, addr string, fake *fakeBackend, buffer int, tune ...func(*Server)) *rig {
 	t.Helper()
 	srv, err := New(Config{Home: h, Host: "box", Addr: addr, Backend: fake, Buffer: buffer})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range tune {
+		f(srv)
 	}
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)

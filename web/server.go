@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/metrics"
 )
@@ -31,11 +33,36 @@ type Config struct {
 	Log     *slog.Logger
 }
 
+// bounds hold the listener's connections to account. Any local account can
+// connect (the token is checked per request, not per connection), so none is
+// kept on a peer's say-so: its headers and its request must come within their
+// waits, its answer must be taken within write, a keep-alive connection quiet
+// past idle is closed, a 401 closes its connection, and at most maxConns are
+// open at once: the next waits in the listen backlog until one closes. A
+// WebSocket is past the read, write and idle bounds: the upgrade takes its
+// connection from the http.Server, which clears its deadlines, and the
+// frontend's hello wait and out queue bound it from then on.
+type bounds struct {
+	readHeader, read, write, idle time.Duration
+	maxConns                      int
+}
+
+var defaultBounds = bounds{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	write:      30 * time.Second,
+	idle:       time.Minute,
+	// A page is one WebSocket and a few requests; 64 is many open pages and
+	// a Prometheus scraper, and far below the daemon's descriptors.
+	maxConns: 64,
+}
+
 // Server is the frontend door of one daemon.
 type Server struct {
-	cfg   Config
-	token string
-	ln    net.Listener
+	cfg    Config
+	token  string
+	ln     net.Listener
+	bounds bounds // tests shorten them
 
 	mu    sync.Mutex
 	conns map[string]*conn // by hello name
@@ -54,7 +81,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, token: tok, conns: make(map[string]*conn)}, nil
+	return &Server{cfg: cfg, token: tok, bounds: defaultBounds, conns: make(map[string]*conn)}, nil
 }
 
 // Token is what every request must carry.
@@ -134,12 +161,15 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context) error {
 	hs := &http.Server{
 		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.bounds.readHeader,
+		ReadTimeout:       s.bounds.read,
+		WriteTimeout:      s.bounds.write,
+		IdleTimeout:       s.bounds.idle,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelDebug),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(s.ln) }()
+	go func() { errc <- hs.Serve(netutil.LimitListener(s.ln, s.bounds.maxConns)) }()
 	select {
 	case err := <-errc:
 		s.wg.Wait()
@@ -184,6 +214,9 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 			tok = b
 		}
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) != 1 {
+			// A peer without the token has nothing more to ask on this
+			// connection, and must not keep it.
+			w.Header().Set("Connection", "close")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sotd"`)
 			http.Error(w, "401 this sotd listener needs its token; open the URL `sotd url` prints", http.StatusUnauthorized)
 			return

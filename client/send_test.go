@@ -1,0 +1,89 @@
+//go:build !windows
+
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// A refusal's sentence can be another box's words. Printed after "FAILED ->
+// @h:", it stays on that line: a newline in it cannot start a line of its own
+// that reads "filed -> @x", and an escape sequence in it reaches the terminal
+// as text.
+func TestSendPrintsARemoteRefusalOnOneLine(t *testing.T) {
+	dir, err := os.MkdirTemp("", "c") // short: a socket path in it must fit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	h, err := home.At(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(home.EnvName, "")
+	var out bytes.Buffer
+	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: time.Now}
+	if code := s.Join(JoinArgs{Name: "bob"}); code != ExitOK {
+		t.Fatalf("join: %d %s", code, out.String())
+	}
+
+	const sentence = "no box holds @x\nfiled -> @x\n\x1b]0;pwned\x07\rfiled -> @y"
+	refuse(t, h.Socket("box"), sentence)
+	out.Reset()
+	if code := s.Send(SendArgs{To: "x", Text: "hi"}); code != ExitFailed {
+		t.Errorf("send exit %d, want %d", code, ExitFailed)
+	}
+	want := `FAILED -> @x: no box holds @x\x0afiled -> @x\x0a\x1b]0;pwned\x07\x0dfiled -> @y` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("send printed\n%q\nwant\n%q", got, want)
+	}
+}
+
+// refuse serves a daemon on sock that accepts one hello and refuses the
+// request after it with sentence, in raw frames.
+func refuse(t *testing.T, sock, sentence string) {
+	t.Helper()
+	if err := home.MkdirPrivate(filepath.Dir(sock)); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); <-done })
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := r.ReadBytes('\n'); err != nil {
+			return
+		}
+		c.Write([]byte(`{"v":1,"id":1,"kind":"res","op":"hello","payload":{"host":"box","protocol":1}}` + "\n"))
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID uint64 `json:"id"`
+			Op string `json:"op"`
+		}
+		json.Unmarshal(line, &req)
+		res, _ := json.Marshal(map[string]any{"v": 1, "id": req.ID, "kind": "res", "op": req.Op,
+			"payload": map[string]string{"error": sentence, "code": "not_here"}})
+		c.Write(append(res, '\n'))
+	}()
+}

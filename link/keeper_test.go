@@ -7,39 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
-func TestBackoffSchedule(t *testing.T) {
-	s := time.Second
-	for _, tc := range []struct {
-		name string
-		ups  []time.Duration // how long each attempt's link stayed up
-		want []time.Duration // the waits after each
-	}{
-		{"failures double to the cap", []time.Duration{0, 0, 0, 0, 0, 0, 0, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 60 * s}},
-		{"a link up 60s resets it", []time.Duration{0, 0, 0, 0, 60 * s, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 2 * s, 4 * s}},
-		{"a short link does not", []time.Duration{0, 0, 59 * s, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s}},
-		{"a long first link starts at the floor", []time.Duration{10 * time.Minute},
-			[]time.Duration{2 * s}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b backoff
-			for i, up := range tc.ups {
-				if got := b.next(up); got != tc.want[i] {
-					t.Fatalf("wait %d after a link up %s = %s, want %s", i, up, got, tc.want[i])
-				}
-			}
-		})
-	}
-}
-
-// TestKeeperRelinksOnItsSchedule runs a Keeper against a real hub that is not
-// there, then comes, restarts after a long link and again after a short one. The
-// clock and the sleeps are the test's, so the schedule is read, not waited out.
+// TestKeeperRelinksOnItsSchedule runs a Keeper on the Relink policy against a
+// real hub that is not there, then comes, restarts after a long link and again
+// after a short one. The clock and the sleeps are the test's, so the schedule
+// is read, not waited out.
 func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	pins := map[string]string{gid.Fingerprint(): "guest"}
@@ -77,8 +52,13 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 			}
 			return target, nil
 		},
+	}
+	loop := backoff.Loop{
+		Policy: Relink,
+		Name:   "link to hub",
+		Log:    log.logger(),
 		Now:    func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
-		Jitter: func() time.Duration { return jitter },
+		Rand:   func(time.Duration) time.Duration { return jitter },
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -92,25 +72,22 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 			}
 			return ctx.Err()
 		},
-		Up: func(c *Conn) {
-			mu.Lock()
-			defer mu.Unlock()
-			ups++
-			if ups == 1 {
-				now = now.Add(ResetAfter) // a long link: the schedule starts again
-			} else {
-				now = now.Add(10 * time.Second)
-			}
-			h.stop() // the hub restarts under the link
-		},
 	}
-	done := make(chan error, 1)
-	go func() { done <- k.Run(ctx) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run = %v, want nil once ctx ends", err)
+	k.Up = func(c *Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		ups++
+		if ups == 1 {
+			now = now.Add(ResetAfter) // a long link: the schedule starts again
+		} else {
+			now = now.Add(10 * time.Second)
 		}
+		h.stop() // the hub restarts under the link
+	}
+	done := make(chan struct{})
+	go func() { loop.Run(ctx, k.Run); close(done) }()
+	select {
+	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the keeper did not finish its schedule within 30s")
 	}
@@ -134,6 +111,9 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 	}
 }
 
+// TestKeeperRereadsTargetAndShowsTheLink: each Run is one attempt, which reads
+// the target again; one that fails returns why, one that links holds the link
+// until ctx ends.
 func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	h := startHub(t, hid, map[string]string{gid.Fingerprint(): "guest"}, Config{Handler: echo("hub")})
@@ -152,7 +132,6 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 			}
 			return h.target(gid), nil
 		},
-		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}
 	var up, down *Conn
 	k.Up = func(c *Conn) { mu.Lock(); up = c; mu.Unlock() }
@@ -165,11 +144,13 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 		down = c
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := k.Run(ctx); err == nil || !contains(err.Error(), "where to link", "is not listed") {
+		t.Fatalf("the first attempt = %v, want its hosts.toml error", err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx) }()
-	if !within(5*time.Second, func() bool { return k.Current() != nil }) {
-		t.Fatal("no link after hosts.toml was fixed")
-	}
+	testutil.Eventually(t, 5*time.Second, "a link after hosts.toml was fixed", func() bool { return k.Current() != nil })
 	if err := k.LastError(); err == nil || !contains(err.Error(), "where to link", "is not listed") {
 		t.Fatalf("LastError() = %v, want the failed attempt's hosts.toml error", err)
 	}
@@ -188,20 +169,5 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 	defer mu.Unlock()
 	if up == nil || down != up {
 		t.Fatalf("Up got %p and Down %p by the time Run returned; want the one link both", up, down)
-	}
-}
-
-func TestDefaultJitterStaysUnderASecond(t *testing.T) {
-	// Run's default, sampled: never negative, never a whole second.
-	var seen time.Duration
-	for range 10000 {
-		j := defaultJitter()
-		if j < 0 || j >= MaxJitter {
-			t.Fatalf("jitter %s outside [0, %s)", j, MaxJitter)
-		}
-		seen = max(seen, j)
-	}
-	if seen < MaxJitter/2 {
-		t.Fatalf("10000 jitters all under %s: not spread over [0, %s)", seen, MaxJitter)
 	}
 }

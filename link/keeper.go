@@ -13,17 +13,18 @@ import (
 
 // Reconnect schedule (Relink).
 const (
-	FirstBackoff = 2 * time.Second  // the wait after a link ends or a dial fails
+	FirstBackoff = 2 * time.Second  // the wait after a link ends or a dial fails, before jitter
 	MaxBackoff   = 60 * time.Second // doubling stops here
-	ResetAfter   = 60 * time.Second // a link up this long starts the schedule again
-	MaxJitter    = time.Second      // added to every wait, so guests of one hub spread out
 
 	dialWait = QUICWait + helloWait + helloWait // QUIC, then WebSocket, each with its hello
 )
 
 // Relink is a guest's schedule for the link to its hub: the Keeper makes one
-// attempt per run, and its supervisor runs it again on this policy.
-var Relink = backoff.Policy{First: FirstBackoff, Max: MaxBackoff, ResetAfter: ResetAfter, Jitter: MaxJitter, Level: slog.LevelWarn}
+// attempt per run, and its supervisor runs it again on this policy. A link
+// that came up (the hub is there: a stateless reset that ends it says the same)
+// starts the schedule again, so relinking after a hub's restart never waits
+// longer than after the one before; equal jitter spreads a hub's guests out.
+var Relink = backoff.Policy{First: FirstBackoff, Max: MaxBackoff, Jitter: true, Level: slog.LevelWarn}
 
 // Keeper keeps a guest linked to its hub: a service whose Run dials and holds
 // the link while it is up. It makes one attempt per run; whoever runs it runs it
@@ -111,5 +112,5 @@ func (k *Keeper) hold(ctx context.Context) error {
 	if k.Down != nil {
 		k.Down(c)
 	}
-	return c.Err()
+	return backoff.Healthy(c.Err())
 }

@@ -20,9 +20,14 @@ import (
 type Policy struct {
 	First      time.Duration // the wait after the first failure
 	Max        time.Duration // doubling stops here
-	ResetAfter time.Duration // a run this long was healthy: the next wait is First
-	Jitter     time.Duration // up to this is added to every wait, uniformly
-	Level      slog.Level    // of a failure's first line; its repeats are Debug
+	ResetAfter time.Duration // a run this long was healthy: the next wait is First; 0: no run is by its length
+	// Jitter draws each wait from the upper half of the schedule's (equal
+	// jitter: 1–2 s for 2 s, 30–60 s for 60 s). Many boxes that failed at
+	// one moment (a hub's restart) then spread out, and spread further with
+	// each round instead of keeping step, while none retries sooner than half
+	// its wait.
+	Jitter bool
+	Level  slog.Level // of a failure's first line; its repeats are Debug
 }
 
 // Healthy marks err as the end of a run that had worked (a link that came up),
@@ -44,7 +49,7 @@ type schedule struct {
 // at the first failure.
 func (s *schedule) next(ran time.Duration, err error) (wait time.Duration, fresh bool) {
 	var h healthy
-	fresh = s.cur == 0 || ran >= s.ResetAfter || errors.As(err, &h)
+	fresh = s.cur == 0 || (s.ResetAfter > 0 && ran >= s.ResetAfter) || errors.As(err, &h)
 	if fresh {
 		s.cur = s.First
 	} else {
@@ -61,7 +66,7 @@ type Loop struct {
 	Log   *slog.Logger
 	Now   func() time.Time                                 // default time.Now
 	Sleep func(ctx context.Context, d time.Duration) error // default ctxsleep.Sleep
-	Rand  func(n time.Duration) time.Duration              // uniform in [0, n); default math/rand/v2's
+	Rand  func(n time.Duration) time.Duration              // uniform in [0, n); default math/rand/v2's N
 }
 
 // Run runs run until ctx ends. A run that returns nil before then has
@@ -92,8 +97,8 @@ func (l Loop) Run(ctx context.Context, run func(ctx context.Context) error) {
 		if fresh {
 			failing.Reset() // after a healthy run, a failure is news again
 		}
-		if l.Jitter > 0 {
-			wait += rnd(l.Jitter)
+		if l.Jitter {
+			wait = wait/2 + rnd(wait/2+1)
 		}
 		failing.Fail(l.Log, l.Level, "a service failed; it is restarted", err, "service", l.Name, "retry_in", wait.Round(time.Millisecond))
 		if sleep(ctx, wait) != nil {

@@ -78,7 +78,7 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 		sup.start(ctx, service{name: "links", run: n.serveLinks})
 	}
 	if n.keeper != nil {
-		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run})
+		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run, policy: link.Relink})
 		sup.start(ctx, service{name: "directory", run: n.dir.run})
 	}
 	return func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
@@ -38,6 +39,10 @@ type rowsManager struct {
 
 	mu     sync.Mutex
 	typing map[string]*sync.Mutex // per row id
+
+	// unreadable is a registry list cannot read: the page asks every tick,
+	// so it is said when it starts and when it ends, not each time.
+	unreadable logonce.Condition
 }
 
 func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
@@ -136,7 +141,9 @@ func (m *rowsManager) list() (wire.WorkspaceList, error) {
 	}
 	doc, err := registry.Read(m.home)
 	if err != nil {
-		m.log.Warn("rows listed without their agents' facts", "err", err)
+		m.unreadable.Fail(m.log, slog.LevelWarn, "rows listed without their agents' facts: the registry does not read", err)
+	} else {
+		m.unreadable.Clear(m.log, "the registry reads again; rows are listed with their agents' facts")
 	}
 	out := wire.WorkspaceList{Workspaces: []wire.Workspace{}}
 	for _, ri := range infos {

@@ -5,6 +5,7 @@ package daemon
 import (
 	"context"
 	"encoding/base64"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
@@ -329,5 +331,39 @@ func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
 			}
 			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
 		})
+	}
+}
+
+// TestAnUnreadableRegistryIsLoggedOnce lists rows as the page's tick does,
+// 51 times while the registry does not parse: one WARN says so, and one INFO
+// when it reads again; the ticks after say nothing.
+func TestAnUnreadableRegistryIsLoggedOnce(t *testing.T) {
+	h := home.Home{Dir: t.TempDir()}
+	logs := &testutil.SyncBuffer{}
+	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, rows.NewPTY(rows.Options{}))
+	defer m.close()
+	if err := os.WriteFile(h.Registry(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tick := func(n int) {
+		for range n {
+			if _, err := m.list(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tick(51)
+	if err := os.Remove(h.Registry()); err != nil {
+		t.Fatal(err)
+	}
+	if err := registry.Ensure(h); err != nil {
+		t.Fatal(err)
+	}
+	tick(5)
+	log := logs.String()
+	for sub, n := range map[string]int{"level=WARN": 1, "the registry does not read": 1, "level=INFO": 1, "the registry reads again": 1} {
+		if got := strings.Count(log, sub); got != n {
+			t.Errorf("the log says %q %d times, want %d:\n%s", sub, got, n, log)
+		}
 	}
 }

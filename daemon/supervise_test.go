@@ -15,7 +15,8 @@ import (
 
 // TestSupervisorRestartsAFailingService runs a service that fails on a script:
 // the waits between runs follow the schedule on the test's clock, a failure
-// repeated word for word is logged once, and stopping waits for the service.
+// repeated word for word is logged once until a healthy run, and stopping waits
+// for the service.
 func TestSupervisorRestartsAFailingService(t *testing.T) {
 	logs := &testutil.SyncBuffer{}
 	s := newSupervisor(slog.New(slog.NewTextHandler(logs, nil)))
@@ -38,7 +39,7 @@ func TestSupervisorRestartsAFailingService(t *testing.T) {
 		err string
 	}{
 		{0, "port taken"}, {0, "port taken"}, {0, "port taken"}, {0, "port taken"},
-		{2 * time.Minute, "port taken"}, // a long run starts the schedule again
+		{2 * time.Minute, "port taken"}, // a long run starts the schedule again, and its failure is news
 		{0, "no key"},
 		{0, ""}, // it returned nil before being stopped
 	}
@@ -66,7 +67,7 @@ func TestSupervisorRestartsAFailingService(t *testing.T) {
 		t.Fatalf("waits %v, want %v", waits, want)
 	}
 	log := logs.String()
-	for sub, n := range map[string]int{"err=\"port taken\"": 1, "err=\"no key\"": 1, "it stopped by itself": 1, "service=links": 3} {
+	for sub, n := range map[string]int{"err=\"port taken\"": 2, "err=\"no key\"": 1, "it stopped by itself": 1, "service=links": 4} {
 		if got := strings.Count(log, sub); got != n {
 			t.Errorf("the log says %q %d times, want %d:\n%s", sub, got, n, log)
 		}

@@ -13,10 +13,12 @@ import (
 
 // Defaults and bounds.
 const (
-	HeartbeatEvery = 5 * time.Second // a heartbeat each way on the control stream
-	DeadAfter      = 3               // heartbeats missed before the peer is dead
-	MaxInFlight    = 64              // requests a link carries at once in each direction
-	QUICWait       = 3 * time.Second // a QUIC handshake slower than this falls back to WebSocket
+	HeartbeatEvery = 5 * time.Second            // a heartbeat each way on the control stream
+	DeadAfter      = deadBeats * HeartbeatEvery // a peer silent this long is dead: 15 s
+	MaxInFlight    = 64                         // requests a link carries at once in each direction
+	QUICWait       = 3 * time.Second            // a QUIC handshake slower than this falls back to WebSocket
+
+	deadBeats = 3 // heartbeats missed before the peer is dead
 
 	helloWait    = 10 * time.Second // a peer that says no hello is closed
 	requestWait  = 10 * time.Second // a stream whose request does not come is dropped
@@ -52,6 +54,7 @@ type Config struct {
 	Now func() time.Time
 
 	Heartbeat time.Duration // default HeartbeatEvery
+	DeadAfter time.Duration // default three heartbeats: DeadAfter at the default Heartbeat
 	QUICWait  time.Duration // default QUICWait
 }
 
@@ -64,6 +67,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = HeartbeatEvery
+	}
+	if c.DeadAfter <= 0 {
+		c.DeadAfter = deadBeats * c.Heartbeat
 	}
 	if c.QUICWait <= 0 {
 		c.QUICWait = QUICWait

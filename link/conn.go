@@ -17,6 +17,10 @@ import (
 // Call whose answer did not come because of it.
 var ErrClosed = errors.New("the link is down")
 
+// errSilent is a carrier's word that its transport found the peer silent for
+// DeadAfter (QUIC's idle timer agrees with the heartbeat's judge).
+var errSilent = errors.New("the peer went silent")
+
 // Conn is one link after an accepted hello, over QUIC or WebSocket alike. Calls
 // and events may be sent concurrently; the peer's requests are answered by the
 // Config's Handler, each on its own, at most MaxInFlight at once.
@@ -59,6 +63,7 @@ func (c *Conn) start() {
 	c.born = time.Now() // the hello was just heard
 	c.wg.Go(c.control)
 	c.wg.Go(c.heartbeat)
+	c.wg.Go(c.judge)
 	c.wg.Go(c.serve)
 }
 
@@ -160,7 +165,11 @@ func (c *Conn) SendEvent(op string, payload any) error {
 func (c *Conn) control() {
 	for {
 		env, err := c.car.recv()
-		if err != nil {
+		switch {
+		case errors.Is(err, errSilent):
+			c.fail(closeDead, c.silent(c.cfg.DeadAfter))
+			return
+		case err != nil:
 			c.fail(closeNormal, fmt.Errorf("%w: the control stream from %s ended: %v", ErrClosed, c.peer, err))
 			return
 		}
@@ -179,11 +188,9 @@ func (c *Conn) control() {
 
 // heartbeat sends one beat at once, one each interval, and one more at once
 // when the peer's first timed beat comes, so the first sample is taken within
-// two round trips; it ends the link once the peer has said nothing for
-// DeadAfter intervals.
+// two round trips.
 func (c *Conn) heartbeat() {
-	every := c.cfg.Heartbeat
-	t := time.NewTicker(every)
+	t := time.NewTicker(c.cfg.Heartbeat)
 	defer t.Stop()
 	for {
 		if err := c.SendEvent(wire.OpLinkHeartbeat, c.timing.beat(c.cfg.Now())); err != nil {
@@ -194,15 +201,37 @@ func (c *Conn) heartbeat() {
 		case <-c.Done():
 			return
 		case <-c.beatNow:
-			continue
+		case <-t.C:
+		}
+	}
+}
+
+// judge ends the link once the peer has said nothing for DeadAfter. It wakes
+// when the last word heard would be that old rather than on the heartbeat's
+// tick, so a silent peer is dead DeadAfter after its last word, not up to a
+// beat later.
+func (c *Conn) judge() {
+	dead := c.cfg.DeadAfter
+	t := time.NewTimer(dead)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.Done():
+			return
 		case <-t.C:
 		}
 		silent := time.Since(c.born) - time.Duration(c.heard.Load())
-		if silent > DeadAfter*every {
-			c.fail(closeDead, fmt.Errorf("%w: nothing from %s for %s (heartbeats every %s)", ErrClosed, c.peer, silent.Round(time.Millisecond), every))
+		if silent >= dead {
+			c.fail(closeDead, c.silent(silent))
 			return
 		}
+		t.Reset(dead - silent)
 	}
+}
+
+// silent is why a link whose peer said nothing for d ended.
+func (c *Conn) silent(d time.Duration) error {
+	return fmt.Errorf("%w: nothing from %s for %s (heartbeats every %s)", ErrClosed, c.peer, d.Round(time.Millisecond), c.cfg.Heartbeat)
 }
 
 // heardBeat takes the peer's heartbeat: its timing, when it carries any. A

@@ -214,8 +214,11 @@ func TestEventsArriveInOrder(t *testing.T) {
 	}
 }
 
+// TestHeartbeatFindsADeadPeer kills one end's socket, as kill -9 does: the
+// other end finds it dead DeadAfter after its last word, by its heartbeat or
+// QUIC's idle timer, whichever is first, and says so in the same words.
 func TestHeartbeatFindsADeadPeer(t *testing.T) {
-	const every = 100 * time.Millisecond
+	const every, dead = 100 * time.Millisecond, 300 * time.Millisecond
 	for _, tc := range []struct {
 		name  string
 		kill  func(h *hub, guest *Conn) // the side that dies, abruptly
@@ -226,7 +229,8 @@ func TestHeartbeatFindsADeadPeer(t *testing.T) {
 		{"the guest dies", func(_ *hub, g *Conn) { g.car.(*quicCarrier).own.(closers)[1].Close() }, func(h, _ *Conn) *Conn { return h }, "guest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hubEnd, g, h := pair(t, dialQUIC, Config{Heartbeat: every}, Config{Heartbeat: every})
+			cfg := Config{Heartbeat: every, DeadAfter: dead}
+			hubEnd, g, h := pair(t, dialQUIC, cfg, cfg)
 			time.Sleep(10 * every) // heartbeats flow, and keep a quiet link up
 			if hubEnd.Err() != nil || g.Err() != nil {
 				t.Fatalf("a healthy link died: %v / %v", hubEnd.Err(), g.Err())
@@ -243,7 +247,13 @@ func TestHeartbeatFindsADeadPeer(t *testing.T) {
 			if !errors.Is(err, ErrClosed) || !contains(err.Error(), "nothing from "+tc.peer) {
 				t.Fatalf("Err() = %v; want the heartbeat's verdict on %s", err, tc.peer)
 			}
-			t.Logf("dead %s found after %s: %v", tc.peer, time.Since(killed).Round(time.Millisecond), err)
+			// The last word came before the kill, so this bounds the wait
+			// from above.
+			took := time.Since(killed)
+			if took > dead+deadSlack {
+				t.Fatalf("the dead %s was found %s after it died; want %s at the latest, within %s", tc.peer, took.Round(time.Millisecond), dead, deadSlack)
+			}
+			t.Logf("dead %s found after %s: %v", tc.peer, took.Round(time.Millisecond), err)
 		})
 	}
 }

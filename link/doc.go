@@ -25,8 +25,12 @@
 // refused there too. Every reconnect tries QUIC again first, so a link that fell
 // back returns to QUIC once UDP passes.
 //
-// A guest keeps its link with a Keeper: after a link ends or a dial fails it
-// waits 2 s, doubling to 60 s, plus up to 1 s of jitter, and starts again at 2 s
-// after a link that stayed up 60 s. Every attempt re-reads hosts.toml and the key
-// (Keeper.Resolve). A peer silent for three heartbeats (15 s) is dead.
+// A guest keeps its link with a Keeper, which makes one attempt per run; its
+// supervisor runs it again on the Relink policy (package backoff, the one
+// restart policy): after a link ends or a dial fails it waits 2 s, doubling to
+// 60 s, each wait drawn from the upper half of its step (equal jitter), and
+// starts again at 2 s once a link has come up. Every attempt re-reads
+// hosts.toml and the key (Keeper.Resolve). A peer silent for 15 s (three heartbeats) is dead the
+// moment its silence reaches that, not at the next beat; QUIC's idle timeout
+// is the same 15 s, so whichever notices first says the same.
 package link

@@ -3,47 +3,25 @@ package link
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
-func TestBackoffSchedule(t *testing.T) {
-	s := time.Second
-	for _, tc := range []struct {
-		name string
-		ups  []time.Duration // how long each attempt's link stayed up
-		want []time.Duration // the waits after each
-	}{
-		{"failures double to the cap", []time.Duration{0, 0, 0, 0, 0, 0, 0, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 60 * s}},
-		{"a link up 60s resets it", []time.Duration{0, 0, 0, 0, 60 * s, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 2 * s, 4 * s}},
-		{"a short link does not", []time.Duration{0, 0, 59 * s, 0},
-			[]time.Duration{2 * s, 4 * s, 8 * s, 16 * s}},
-		{"a long first link starts at the floor", []time.Duration{10 * time.Minute},
-			[]time.Duration{2 * s}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b backoff
-			for i, up := range tc.ups {
-				if got := b.next(up); got != tc.want[i] {
-					t.Fatalf("wait %d after a link up %s = %s, want %s", i, up, got, tc.want[i])
-				}
-			}
-		})
-	}
-}
-
-// TestKeeperRelinksOnItsSchedule runs a Keeper against a real hub that is not
-// there, then comes, restarts after a long link and again after a short one. The
-// clock and the sleeps are the test's, so the schedule is read, not waited out.
+// TestKeeperRelinksOnItsSchedule runs a Keeper on the Relink policy against a
+// real hub that is not there, then comes, and then crashes three times in a row
+// (its socket closes without a word and it starts again on the same address),
+// each time while the guest is linked. Each crash ends the link by a stateless
+// reset, and the wait after it starts the schedule over: it does not double
+// from crash to crash. The clock and the sleeps are the test's, so the schedule
+// is read, not waited out.
 func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	pins := map[string]string{gid.Fingerprint(): "guest"}
-	const jitter = 700 * time.Millisecond
 
 	var (
 		mu     sync.Mutex
@@ -51,22 +29,21 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 		target = Target{Identity: gid, Hub: "hub", Addr: testutil.SilentUDP(t), Key: hid.Fingerprint()}
 		h      *hub
 		waits  []time.Duration
+		whys   []string // why each link ended
 		ups    int
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// The hub comes up on a port of its own, then restarts on the same one.
-	restart := func() {
-		addr := "127.0.0.1:0"
-		if h != nil {
-			addr = h.srv.Addr().String()
-		}
+	// The hub comes up on a port of its own, then crashes and starts again
+	// on the same one.
+	start := func(addr string) {
 		h = startHubAt(t, hid, pins, Config{}, addr, "")
 		target.Addr = h.srv.Addr().String()
 	}
 	log := &logBuf{}
 	k := &Keeper{
-		Config: Config{Box: "guest", QUICWait: time.Second, Log: log.logger()},
+		// Beats come often, so a crashed hub's reset comes at once.
+		Config: Config{Box: "guest", QUICWait: time.Second, Heartbeat: 20 * time.Millisecond, Log: log.logger()},
 		// The first two attempts find no hub answering; the next ones find
 		// hosts.toml unreadable, until the hub comes.
 		Resolve: func() (Target, error) {
@@ -77,63 +54,73 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 			}
 			return target, nil
 		},
+	}
+	k.Up = func(c *Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		ups++
+		now = now.Add(10 * time.Second) // up well under a minute
+		h.srv.udp.Close()               // the hub crashes under the link
+		start(target.Addr)
+	}
+	loop := backoff.Loop{
+		Policy: Relink,
+		Name:   "link to hub",
+		Log:    log.logger(),
 		Now:    func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
-		Jitter: func() time.Duration { return jitter },
+		Rand:   func(n time.Duration) time.Duration { return n - 1 }, // the top of each range
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			mu.Lock()
 			defer mu.Unlock()
 			now = now.Add(d)
 			waits = append(waits, d)
+			if len(waits) > 7 {
+				whys = append(whys, k.LastError().Error())
+			}
 			switch len(waits) {
-			case 7, 8: // the hub comes up, and back after its restart
-				restart()
-			case 9:
+			case 7: // the hub comes up
+				start("127.0.0.1:0")
+			case 10: // after its third crash
 				cancel()
 			}
 			return ctx.Err()
 		},
-		Up: func(c *Conn) {
-			mu.Lock()
-			defer mu.Unlock()
-			ups++
-			if ups == 1 {
-				now = now.Add(ResetAfter) // a long link: the schedule starts again
-			} else {
-				now = now.Add(10 * time.Second)
-			}
-			h.stop() // the hub restarts under the link
-		},
 	}
-	done := make(chan error, 1)
-	go func() { done <- k.Run(ctx) }()
+	done := make(chan struct{})
+	go func() { loop.Run(ctx, k.Run); close(done) }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run = %v, want nil once ctx ends", err)
-		}
+	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the keeper did not finish its schedule within 30s")
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	s := time.Second
-	want := []time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 2 * s, 4 * s}
+	want := []time.Duration{2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s, 60 * s, 2 * s, 2 * s, 2 * s}
 	if len(waits) != len(want) {
-		t.Fatalf("waits %v, want %v (each + %s jitter)", waits, want, jitter)
+		t.Fatalf("waits %v, want %v; the keeper logged:\n%s", waits, want, log.String())
 	}
 	for i := range want {
-		if waits[i] != want[i]+jitter {
-			t.Errorf("wait %d = %s, want %s + %s jitter", i, waits[i], want[i], jitter)
+		if waits[i] != want[i] {
+			t.Errorf("wait %d = %s, want %s", i, waits[i], want[i])
 		}
 	}
-	if ups != 2 {
-		t.Fatalf("linked %d times, want 2 (once per hub start); the keeper logged:\n%s", ups, log.String())
+	if ups != 3 {
+		t.Fatalf("linked %d times, want 3 (once per hub start); the keeper logged:\n%s", ups, log.String())
+	}
+	for i, why := range whys {
+		if !strings.Contains(why, "stateless reset") {
+			t.Errorf("link %d ended with %q; want the restarted hub's stateless reset", i+1, why)
+		}
 	}
 	if k.Current() != nil {
 		t.Fatal("Current() still shows a link after Run returned")
 	}
 }
 
+// TestKeeperRereadsTargetAndShowsTheLink: each Run is one attempt, which reads
+// the target again; one that fails returns why, one that links holds the link
+// until ctx ends.
 func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	h := startHub(t, hid, map[string]string{gid.Fingerprint(): "guest"}, Config{Handler: echo("hub")})
@@ -152,7 +139,6 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 			}
 			return h.target(gid), nil
 		},
-		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}
 	var up, down *Conn
 	k.Up = func(c *Conn) { mu.Lock(); up = c; mu.Unlock() }
@@ -165,11 +151,13 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 		down = c
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := k.Run(ctx); err == nil || !contains(err.Error(), "where to link", "is not listed") {
+		t.Fatalf("the first attempt = %v, want its hosts.toml error", err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx) }()
-	if !within(5*time.Second, func() bool { return k.Current() != nil }) {
-		t.Fatal("no link after hosts.toml was fixed")
-	}
+	testutil.Eventually(t, 5*time.Second, "a link after hosts.toml was fixed", func() bool { return k.Current() != nil })
 	if err := k.LastError(); err == nil || !contains(err.Error(), "where to link", "is not listed") {
 		t.Fatalf("LastError() = %v, want the failed attempt's hosts.toml error", err)
 	}
@@ -188,20 +176,5 @@ func TestKeeperRereadsTargetAndShowsTheLink(t *testing.T) {
 	defer mu.Unlock()
 	if up == nil || down != up {
 		t.Fatalf("Up got %p and Down %p by the time Run returned; want the one link both", up, down)
-	}
-}
-
-func TestDefaultJitterStaysUnderASecond(t *testing.T) {
-	// Run's default, sampled: never negative, never a whole second.
-	var seen time.Duration
-	for range 10000 {
-		j := defaultJitter()
-		if j < 0 || j >= MaxJitter {
-			t.Fatalf("jitter %s outside [0, %s)", j, MaxJitter)
-		}
-		seen = max(seen, j)
-	}
-	if seen < MaxJitter/2 {
-		t.Fatalf("10000 jitters all under %s: not spread over [0, %s)", seen, MaxJitter)
 	}
 }

@@ -35,8 +35,13 @@ func quicConfig(cfg Config) *quic.Config {
 	return &quic.Config{
 		HandshakeIdleTimeout: cfg.QUICWait,
 		// The heartbeat judges a silent peer, and says so; QUIC's own idle timer
-		// is only the backstop.
-		MaxIdleTimeout:        (DeadAfter + 1) * cfg.Heartbeat,
+		// is the backstop, and agrees with it: a link is dead DeadAfter after the
+		// peer's last packet however it is noticed, never later.
+		MaxIdleTimeout: cfg.DeadAfter,
+		// QUIC pings only when nothing else went out for this long, so a peer
+		// whose beats are held up behind a slow control stream is still heard
+		// by the transport, and the heartbeat, not the idle timer, judges it.
+		KeepAlivePeriod:       cfg.Heartbeat,
 		MaxIncomingStreams:    MaxInFlight + 1, // the control stream counts too
 		MaxIncomingUniStreams: -1,
 	}
@@ -64,7 +69,16 @@ func (q *quicCarrier) send(frame []byte) error {
 	return err
 }
 
-func (q *quicCarrier) recv() (wire.Envelope, error) { return q.r.Read() }
+// recv's error is errSilent when QUIC's idle timer ended the connection: the
+// peer said nothing for DeadAfter, as the heartbeat's judge would have found.
+func (q *quicCarrier) recv() (wire.Envelope, error) {
+	env, err := q.r.Read()
+	var ie *quic.IdleTimeoutError
+	if errors.As(err, &ie) {
+		err = errSilent
+	}
+	return env, err
+}
 
 // Stream codes a request's stream is cancelled with.
 const (

@@ -48,9 +48,10 @@ type Server struct {
 
 	mu        sync.Mutex
 	closing   bool
-	wg        sync.WaitGroup // the accept loops and every admitted link
+	wg        sync.WaitGroup // the acceptors and every admitted link
 	closeOnce sync.Once
 	closeErr  error
+	stopped   sync.Once // the listener's failure is said once, not by every acceptor
 }
 
 // Listen starts the hub's link listeners: QUIC on cfg.Addr, and WebSocket over
@@ -122,9 +123,20 @@ func (s *Server) listenQUIC() error {
 		s.udp.Close()
 		return fmt.Errorf("listen for links on %s: %w", s.cfg.Addr, err)
 	}
-	s.wg.Go(s.acceptQUIC)
+	for range acceptors {
+		s.wg.Go(s.acceptQUIC)
+	}
 	return nil
 }
+
+// acceptors is how many goroutines wait in the QUIC listener's Accept at once.
+// quic-go queues 32 handshaken connections, a constant it does not let a
+// server raise (quic-go#3468), and refuses the next with CONNECTION_REFUSED
+// while no one takes them; on a busy hub a single accept loop is not run often
+// enough to keep up with a relink storm (54 of 200 guests refused here). A
+// goroutine already waiting takes a connection the moment its handshake
+// completes, so this many and the queue take a storm of 200 in one round.
+const acceptors = 256
 
 func (s *Server) listenWS() error {
 	ln, err := net.Listen("tcp", s.cfg.WSAddr)
@@ -225,7 +237,7 @@ func (s *Server) acceptQUIC() {
 		qc, err := s.ql.Accept(s.ctx)
 		if err != nil {
 			if s.ctx.Err() == nil {
-				s.cfg.Log.Error("the QUIC link listener stopped", "err", err)
+				s.stopped.Do(func() { s.cfg.Log.Error("the QUIC link listener stopped", "err", err) })
 			}
 			return
 		}

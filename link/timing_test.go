@@ -206,13 +206,15 @@ func TestTheFirstSampleDoesNotWaitAnInterval(t *testing.T) {
 // TestBareBeatsKeepALinkUp: an older peer's heartbeats carry no payload, or
 // one this end cannot read; each is still a beat.
 func TestBareBeatsKeepALinkUp(t *testing.T) {
-	const every = 50 * time.Millisecond
+	// The bare beats come ten times inside DeadAfter, so a scheduler's pause
+	// under -race is not taken for silence.
+	const every, dead = 50 * time.Millisecond, 500 * time.Millisecond
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			// The guest's own beats come an hour apart; only the bare ones
 			// below keep the hub's heartbeat from judging it dead.
-			hubEnd, g, _ := pair(t, tr.dial, Config{Heartbeat: every}, Config{Heartbeat: time.Hour})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*every*DeadAfter)
+			hubEnd, g, _ := pair(t, tr.dial, Config{Heartbeat: every, DeadAfter: dead}, Config{Heartbeat: time.Hour})
+			ctx, cancel := context.WithTimeout(context.Background(), 3*dead)
 			defer cancel()
 			for i := 0; ctx.Err() == nil; i++ {
 				var payload any // none, as an older peer sends

@@ -1,0 +1,39 @@
+package logonce
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/sotcomm/sotd/internal/testutil"
+)
+
+func TestAConditionIsLoggedWhenItStartsChangesAndEnds(t *testing.T) {
+	buf := &testutil.SyncBuffer{}
+	log := slog.New(slog.NewTextHandler(buf, nil)) // Info and up: repeats are not shown
+	var c Condition
+	c.Clear(log, "it reads again") // nothing held: nothing to say
+	for range 5 {
+		c.Fail(log, slog.LevelWarn, "registry unreadable", errors.New("EACCES"), "tick", "page")
+	}
+	c.Fail(log, slog.LevelWarn, "registry unreadable", errors.New("EIO"))
+	c.Fail(log, slog.LevelWarn, "registry unreadable", errors.New("EIO"))
+	c.Clear(log, "it reads again")
+	c.Clear(log, "it reads again")
+	c.Fail(log, slog.LevelWarn, "registry unreadable", errors.New("EIO"))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"level=WARN.*err=EACCES", "level=WARN.*err=EIO", "level=INFO.*it reads again", "level=WARN.*err=EIO"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		lvl, rest, _ := strings.Cut(w, ".*")
+		if !strings.Contains(lines[i], lvl) || !strings.Contains(lines[i], rest) {
+			t.Errorf("line %d = %q, want %s", i, lines[i], w)
+		}
+	}
+	if !strings.Contains(lines[0], "tick=page") {
+		t.Errorf("the first line lost its attributes: %q", lines[0])
+	}
+}

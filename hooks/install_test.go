@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func install(t *testing.T, c *clock, agent Agent, settings, sotd string) string {
@@ -61,18 +62,18 @@ func TestInstallBackupAndIdempotence(t *testing.T) {
 	}
 
 	out := install(t, c, Claude, p, "sotd")
-	if !strings.HasSuffix(out, "nothing changed: every sotd hook is already installed\n") {
+	if !strings.HasSuffix(out, "nothing changed: every sotd hook and the instructions are already installed\n") {
 		t.Errorf("a second run said:\n%s", out)
 	}
 	if again, _ := os.ReadFile(p); !bytes.Equal(again, after) {
 		t.Error("a second run changed the file")
 	}
-	if got := names(t, dir); len(got) != 2 {
+	if got := names(t, dir); len(got) != 3 {
 		t.Errorf("the folder holds %q; a run that changes nothing keeps no backup", got)
 	}
 
 	install(t, c, Claude, p, "/opt/sotd/bin/sotd")
-	if got := names(t, dir); len(got) != 3 || got[2] != "settings.json.bak.20260615T193213Z-2" {
+	if got := names(t, dir); len(got) != 4 || got[2] != "settings.json.bak.20260615T193213Z-2" {
 		t.Errorf("the folder holds %q; a change in the same second keeps a backup of its own", got)
 	}
 	if b, _ := os.ReadFile(p + ".bak.20260615T193213Z-2"); !bytes.Equal(b, after) {
@@ -188,4 +189,186 @@ func FuzzParseObject(f *testing.F) {
 			t.Fatalf("%q wrote %q, which reads back as %d members (%v), not %d", b, again, len(o2), err, len(o))
 		}
 	})
+}
+
+func uninstall(t *testing.T, c *clock, agent Agent, settings string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if code := (Uninstall{Agent: agent, Settings: settings, Out: &out, Now: c.now}).Run(); code != ExitOK {
+		t.Fatalf("uninstall: exit %d: %s", code, out.String())
+	}
+	return out.String()
+}
+
+// snapshot is every file and folder under dir with its bytes, backups left out:
+// what an agent reads.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir || strings.Contains(d.Name(), ".bak.") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel] = "(folder)"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func sameFiles(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s holds\n%s\nwant\n%s", what, k, got[k], v)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: %s is left over", what, k)
+		}
+	}
+}
+
+// A config folder as a person keeps it: settings with their own hooks in their
+// own formatting, and, for Codex, an AGENTS.md of their own.
+var personal = map[Agent]map[string]string{
+	Claude: {
+		"settings.json":          "{\n    \"theme\": \"dark\",\n    \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]}\n}\n",
+		"skills":                 "(folder)",
+		"skills/review":          "(folder)",
+		"skills/review/SKILL.md": "---\nname: review\ndescription: review code\n---\nBe kind.\n",
+	},
+	Codex: {
+		"hooks.json": "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"lint-guard\"}]}]}}",
+		"AGENTS.md":  "# My rules\n\nAlways run the tests.\n",
+	},
+}
+
+func settingsName(a Agent) string {
+	if a == Codex {
+		return "hooks.json"
+	}
+	return "settings.json"
+}
+
+func lay(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if body == "(folder)" {
+			os.MkdirAll(p, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Install twice: the second run changes no byte, in a bare folder and in a
+// person's; uninstall then leaves every file as it was before the install, byte
+// for byte, the person's own hooks, skill and AGENTS.md text included.
+func TestInstallUninstallRoundTrip(t *testing.T) {
+	for _, agent := range []Agent{Claude, Codex} {
+		for _, start := range []string{"bare", "personal"} {
+			t.Run(string(agent)+"/"+start, func(t *testing.T) {
+				c := newClock()
+				dir := t.TempDir()
+				if start == "personal" {
+					lay(t, dir, personal[agent])
+				}
+				settings := filepath.Join(dir, settingsName(agent))
+				before := snapshot(t, dir)
+
+				install(t, c, agent, settings, "sotd")
+				first := snapshot(t, dir)
+				ins := InstructionsPath(agent, settings)
+				b, err := os.ReadFile(ins)
+				if err != nil || !strings.Contains(string(b), "sotd send @handle 'text'") {
+					t.Fatalf("%s holds %q (%v); want the instructions", ins, b, err)
+				}
+				for k, v := range before {
+					if k != settingsName(agent) && first[k] != v && !(agent == Codex && k == "AGENTS.md") {
+						t.Errorf("install changed %s", k)
+					}
+				}
+				c.add(time.Second)
+				out := install(t, c, agent, settings, "sotd")
+				if !strings.Contains(out, "nothing changed") {
+					t.Errorf("a second install said:\n%s", out)
+				}
+				sameFiles(t, "after a second install", snapshot(t, dir), first)
+
+				c.add(time.Second)
+				out = uninstall(t, c, agent, settings)
+				if !strings.Contains(out, "removed    Stop: sotd hook stop") {
+					t.Errorf("uninstall said:\n%s", out)
+				}
+				sameFiles(t, "after uninstall", snapshot(t, dir), before)
+				if out := uninstall(t, c, agent, settings); !strings.Contains(out, "nothing changed") {
+					t.Errorf("a second uninstall said:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// An AGENTS.md with the person's text around an older sot-comm section: install
+// replaces only the section, uninstall removes only it.
+func TestAgentsSectionIsMergeOnly(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "AGENTS.md")
+	head, tail := "# Team rules\n\nUse tabs.\n", "\n## Later rules\n\nNo force pushes.\n"
+	os.WriteFile(p, []byte(head+beginMark+"an older guide\n"+endMark+tail), 0o644)
+
+	out := install(t, c, Codex, filepath.Join(dir, "hooks.json"), "sotd")
+	if !strings.Contains(out, "updated    the sot-comm section") {
+		t.Errorf("install said:\n%s", out)
+	}
+	b, _ := os.ReadFile(p)
+	if want := head + beginMark + guide + endMark + tail; string(b) != want {
+		t.Errorf("AGENTS.md holds\n%s\nwant\n%s", b, want)
+	}
+	uninstall(t, c, Codex, filepath.Join(dir, "hooks.json"))
+	if b, _ := os.ReadFile(p); string(b) != head+tail {
+		t.Errorf("after uninstall AGENTS.md holds\n%s\nwant the person's text alone", b)
+	}
+
+	os.WriteFile(p, []byte(head+beginMark+"no end line\n"), 0o644)
+	var o bytes.Buffer
+	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Out: &o, Now: c.now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
+		t.Errorf("a broken section: exit %d, %s", code, o.String())
+	}
+}
+
+// A settings file the person changed after the install loses only sotd's hooks
+// at uninstall; their change stays.
+func TestUninstallKeepsLaterEdits(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	lay(t, dir, personal[Claude])
+	p := filepath.Join(dir, "settings.json")
+	install(t, c, Claude, p, "sotd")
+	b, _ := os.ReadFile(p)
+	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
+	os.WriteFile(p, []byte(edited), 0o644)
+
+	c.add(time.Second)
+	uninstall(t, c, Claude, p)
+	got, _ := os.ReadFile(p)
+	want := "{\n  \"theme\": \"light\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+	if string(got) != want {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, want)
+	}
 }

@@ -105,15 +105,17 @@ func shellQuote(p string) string {
 // Install is `sotd hooks install`: it writes an agent's sotd hooks into its
 // settings file, merge-only, and the instructions that teach the agent sot-comm
 // beside it (InstructionsPath). Every other key and hook stays as it was, in its
-// order; a sotd hook already there with the same command is left alone (so a
+// order; the comm-*.sh shims go into the comm home's bin/ (see shimVerbs). A
+// sotd hook already there with the same command is left alone (so a
 // second run changes nothing), one that runs another sotd or matches other
 // tools is brought up to date. Before the first change to an existing settings
 // file or AGENTS.md its bytes are kept beside it as <file>.bak.<time>. A file
 // that is a symlink is edited where it points. It prints what changed.
 type Install struct {
 	Agent    Agent
-	Settings string // the file; "" is SettingsPath(Agent)
-	Sotd     string // the command that runs sotd; "" is SotdCommand()
+	Settings string    // the file; "" is SettingsPath(Agent)
+	Sotd     string    // the command that runs sotd; "" is SotdCommand()
+	Home     home.Home // where the shims go (bin/); "" is home.Resolve()
 	Out      io.Writer
 	Now      func() time.Time
 }
@@ -187,13 +189,31 @@ func (in Install) run() error {
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
 	}
-	if !apply(in.Out, []edit{hooks, teach}, in.Now(), &err) {
-		fmt.Fprintln(in.Out, "nothing changed: every sotd hook and the instructions are already installed")
+	if in.Home.Dir == "" {
+		if in.Home, err = home.Resolve(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
 	}
-	if err == nil && in.Agent == Codex && !bytes.Equal(hooks.body, old) {
+	changed := apply(in.Out, []edit{hooks, teach}, in.Now(), &err)
+	if err != nil {
+		return err
+	}
+	say, shims, err := installShims(in.Home, in.Agent, in.Sotd)
+	fmt.Fprint(in.Out, say)
+	if err != nil {
+		if changed {
+			return fmt.Errorf("%v; the hooks and instructions above were written", err)
+		}
+		return err
+	}
+	if !changed && !shims {
+		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
+	}
+	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
+	if in.Agent == Codex && !bytes.Equal(hooks.body, old) {
 		fmt.Fprintln(in.Out, "Codex runs a new hook only once you have reviewed and trusted it, and only with its hooks feature on.")
 	}
-	return err
+	return nil
 }
 
 // teach is the edit that puts the instructions in place.
@@ -245,14 +265,16 @@ func said(c change) string {
 
 // Uninstall is `sotd hooks uninstall`: it takes out of the agent's settings the
 // hooks Install adds, every other key and hook staying, and removes the
-// instructions Install wrote (the skill, or AGENTS.md's section). A settings
+// instructions Install wrote (the skill, or AGENTS.md's section), and the shims
+// once no other agent's install uses them. A settings
 // file whose only change since the install is sotd's hooks gets its bytes back
 // from the backup Install kept, so it is byte for byte what it was; a file that
 // Install created and that holds nothing else is removed. Before changing a
 // settings file or AGENTS.md it keeps a backup, as Install does.
 type Uninstall struct {
 	Agent    Agent
-	Settings string // the file; "" is SettingsPath(Agent)
+	Settings string    // the file; "" is SettingsPath(Agent)
+	Home     home.Home // where the shims are (bin/); "" is home.Resolve()
 	Out      io.Writer
 	Now      func() time.Time
 }
@@ -307,10 +329,24 @@ func (un Uninstall) run() error {
 	if un.Agent == Claude {
 		teach.prune = filepath.Dir(filepath.Dir(filepath.Dir(ipath)))
 	}
-	if !apply(un.Out, []edit{hooks, teach}, un.Now(), &err) {
-		fmt.Fprintln(un.Out, "nothing changed: no sotd hook or instructions are installed")
+	if un.Home.Dir == "" {
+		if un.Home, err = home.Resolve(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
 	}
-	return err
+	changed := apply(un.Out, []edit{hooks, teach}, un.Now(), &err)
+	if err != nil {
+		return err
+	}
+	say, err := uninstallShims(un.Home, un.Agent)
+	fmt.Fprint(un.Out, say)
+	if err != nil {
+		return err
+	}
+	if !changed && say == "" {
+		fmt.Fprintln(un.Out, "nothing changed: no sotd hook, instructions or shims are installed")
+	}
+	return nil
 }
 
 // restored is the settings file to write back: the newest backup that holds no

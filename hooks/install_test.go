@@ -3,18 +3,32 @@ package hooks
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/home"
 )
+
+// commHome is the comm home the installs of a test put their shims in: a comm
+// folder beside the settings, so a snapshot of the folder covers it.
+func commHome(t *testing.T, settings string) home.Home {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(settings), "comm")
+	if err := home.MkdirPrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	return home.Home{Dir: dir}
+}
 
 func install(t *testing.T, c *clock, agent Agent, settings, sotd string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Out: &out, Now: c.now}).Run(); code != ExitOK {
+	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
 		t.Fatalf("install: exit %d: %s", code, out.String())
 	}
 	return out.String()
@@ -62,18 +76,18 @@ func TestInstallBackupAndIdempotence(t *testing.T) {
 	}
 
 	out := install(t, c, Claude, p, "sotd")
-	if !strings.HasSuffix(out, "nothing changed: every sotd hook and the instructions are already installed\n") {
+	if !strings.Contains(out, "nothing changed: every sotd hook, the instructions and the shims are already installed\n") {
 		t.Errorf("a second run said:\n%s", out)
 	}
 	if again, _ := os.ReadFile(p); !bytes.Equal(again, after) {
 		t.Error("a second run changed the file")
 	}
-	if got := names(t, dir); len(got) != 3 {
+	if got := names(t, dir); len(got) != 4 {
 		t.Errorf("the folder holds %q; a run that changes nothing keeps no backup", got)
 	}
 
 	install(t, c, Claude, p, "/opt/sotd/bin/sotd")
-	if got := names(t, dir); len(got) != 4 || got[2] != "settings.json.bak.20260615T193213Z-2" {
+	if got := names(t, dir); len(got) != 5 || got[3] != "settings.json.bak.20260615T193213Z-2" {
 		t.Errorf("the folder holds %q; a change in the same second keeps a backup of its own", got)
 	}
 	if b, _ := os.ReadFile(p + ".bak.20260615T193213Z-2"); !bytes.Equal(b, after) {
@@ -194,7 +208,7 @@ func FuzzParseObject(f *testing.F) {
 func uninstall(t *testing.T, c *clock, agent Agent, settings string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := (Uninstall{Agent: agent, Settings: settings, Out: &out, Now: c.now}).Run(); code != ExitOK {
+	if code := (Uninstall{Agent: agent, Settings: settings, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
 		t.Fatalf("uninstall: exit %d: %s", code, out.String())
 	}
 	return out.String()
@@ -246,6 +260,8 @@ var personal = map[Agent]map[string]string{
 		"skills":                 "(folder)",
 		"skills/review":          "(folder)",
 		"skills/review/SKILL.md": "---\nname: review\ndescription: review code\n---\nBe kind.\n",
+		"comm/bin":               "(folder)",
+		"comm/bin/comm-probe.sh": "#!/usr/bin/env bash\necho a reference client's script\n",
 	},
 	Codex: {
 		"hooks.json": "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"lint-guard\"}]}]}}",
@@ -288,6 +304,7 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 					lay(t, dir, personal[agent])
 				}
 				settings := filepath.Join(dir, settingsName(agent))
+				commHome(t, settings)
 				before := snapshot(t, dir)
 
 				install(t, c, agent, settings, "sotd")
@@ -347,7 +364,7 @@ func TestAgentsSectionIsMergeOnly(t *testing.T) {
 
 	os.WriteFile(p, []byte(head+beginMark+"no end line\n"), 0o644)
 	var o bytes.Buffer
-	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Out: &o, Now: c.now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
+	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Home: commHome(t, p), Out: &o, Now: c.now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
 		t.Errorf("a broken section: exit %d, %s", code, o.String())
 	}
 }
@@ -370,5 +387,103 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	want := "{\n  \"theme\": \"light\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
 	if string(got) != want {
 		t.Errorf("after uninstall:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// scripts/ in the source tree holds exactly the shims Install writes for a sotd
+// on PATH: one list, no twin to drift.
+func TestShimsAreTheScripts(t *testing.T) {
+	files, err := filepath.Glob("../scripts/comm-*.sh")
+	if err != nil || len(files) != len(shimVerbs) {
+		t.Fatalf("scripts/ holds %q (%v); Install writes %d shims", files, err, len(shimVerbs))
+	}
+	for _, s := range shimVerbs {
+		b, err := os.ReadFile(filepath.Join("..", "scripts", s.name))
+		if err != nil || !bytes.Equal(b, shim("sotd", s.verb)) {
+			t.Errorf("scripts/%s holds %q (%v); Install writes %q", s.name, b, err, shim("sotd", s.verb))
+		}
+		if !isShim(b, s.verb) || isShim(b, "other") {
+			t.Errorf("isShim does not know scripts/%s for what it is", s.name)
+		}
+	}
+}
+
+// A process with the PATH a row gets finds comm-poll.sh in the home's bin/, and
+// the shim execs sotd's poll with the arguments it was given.
+func TestRowPathFindsTheShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the shims are bash scripts")
+	}
+	c := newClock()
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake sotd")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"sotd $*\"\n"), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	out := install(t, c, Claude, settings, shellQuote(fake))
+	h := commHome(t, settings)
+	if !strings.Contains(out, "export PATH=\""+h.BinDir()+":$PATH\"") {
+		t.Errorf("install did not print the line to add:\n%s", out)
+	}
+
+	row := h.RowPath([]string{"PATH=/usr/bin:/bin"})
+	if row != "PATH="+h.BinDir()+":/usr/bin:/bin" {
+		t.Fatalf("RowPath = %q", row)
+	}
+	t.Setenv("PATH", strings.TrimPrefix(row, "PATH="))
+	p, err := exec.LookPath("comm-poll.sh")
+	if err != nil || p != filepath.Join(h.BinDir(), "comm-poll.sh") {
+		t.Fatalf("comm-poll.sh resolves to %q (%v)", p, err)
+	}
+	got, err := exec.Command(p, "--json").CombinedOutput()
+	if err != nil || string(got) != "sotd poll --json\n" {
+		t.Errorf("comm-poll.sh --json ran %q (%v)", got, err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != binMode {
+		t.Errorf("the shim's mode: %v %v", fi.Mode(), err)
+	}
+}
+
+// The shims are shared: uninstalling one agent keeps them while the other's
+// install uses them. A script in bin/ that is not sotd's shim is never touched.
+func TestShimsOutliveOneAgent(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	claude, codex := filepath.Join(dir, "claude", "settings.json"), filepath.Join(dir, "codex", "hooks.json")
+	h := home.Home{Dir: filepath.Join(dir, "comm")}
+	os.MkdirAll(h.BinDir(), 0o755)
+	theirs := []byte("#!/usr/bin/env bash\n# the reference client\nexec jq .\n")
+	os.WriteFile(filepath.Join(h.BinDir(), "comm-list.sh"), theirs, 0o755)
+	run := func(what any) string {
+		var out bytes.Buffer
+		var code int
+		switch w := what.(type) {
+		case Install:
+			w.Home, w.Out, w.Now, w.Sotd = h, &out, c.now, "sotd"
+			code = w.Run()
+		case Uninstall:
+			w.Home, w.Out, w.Now = h, &out, c.now
+			code = w.Run()
+		}
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, out.String())
+		}
+		return out.String()
+	}
+	if out := run(Install{Agent: Claude, Settings: claude}); !strings.Contains(out, "kept       comm-list.sh: it is not sotd's shim") {
+		t.Errorf("install said:\n%s", out)
+	}
+	run(Install{Agent: Codex, Settings: codex})
+	if out := run(Uninstall{Agent: Claude, Settings: claude}); !strings.Contains(out, "kept       the shims: codex still uses them") {
+		t.Errorf("uninstall said:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(h.BinDir(), "comm-poll.sh")); err != nil {
+		t.Fatalf("the shims went with Claude's uninstall: %v", err)
+	}
+	run(Uninstall{Agent: Codex, Settings: codex})
+	if got := names(t, h.BinDir()); len(got) != 1 || got[0] != "comm-list.sh" {
+		t.Errorf("bin/ holds %q; want only the reference client's script", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.BinDir(), "comm-list.sh")); !bytes.Equal(b, theirs) {
+		t.Error("the reference client's script was changed")
 	}
 }

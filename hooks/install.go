@@ -194,7 +194,15 @@ func (in Install) run() error {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
 	}
-	changed := apply(in.Out, []edit{hooks, teach}, in.Now(), &err)
+	edits := []edit{hooks, teach}
+	if in.Agent == Claude {
+		reg, err := in.register(shown)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, reg)
+	}
+	changed := apply(in.Out, edits, in.Now(), &err)
 	if err != nil {
 		return err
 	}
@@ -239,6 +247,28 @@ func (in Install) teach(settings string) (edit, error) {
 	}
 	return edit{path: path, old: old, mode: mode, body: body, keep: in.Agent == Codex,
 		say: header(path) + fmt.Sprintf("  %-10s %s\n", did, instructionsName(in.Agent))}, nil
+}
+
+// register is the edit that registers `sotd mcp` with Claude Code.
+func (in Install) register(settings string) (edit, error) {
+	path := ClaudeJSONPath(settings)
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	old, mode, err := readFile(path)
+	if err != nil {
+		return edit{}, err
+	}
+	sotd := in.Sotd
+	if words := simpleCommands(in.Sotd, 0); len(words) == 1 && len(words[0]) == 1 {
+		sotd = words[0][0] // the JSON names the program itself, unquoted
+	}
+	body, did, err := registered(old, sotd, path)
+	if err != nil {
+		return edit{}, err
+	}
+	return edit{path: path, old: old, mode: mode, body: body, keep: true,
+		say: header(path) + fmt.Sprintf("  %-10s MCP server %s: %s mcp\n", did, mcpName, sotd)}, nil
 }
 
 func instructionsName(a Agent) string {
@@ -334,7 +364,26 @@ func (un Uninstall) run() error {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
 	}
-	changed := apply(un.Out, []edit{hooks, teach}, un.Now(), &err)
+	edits := []edit{hooks, teach}
+	if un.Agent == Claude {
+		path := ClaudeJSONPath(shown)
+		if p, err := filepath.EvalSymlinks(path); err == nil {
+			path = p
+		}
+		old, mode, err := readFile(path)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		body, held, err := unregistered(old, path)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		if held {
+			edits = append(edits, edit{path: path, old: old, mode: mode, body: body, keep: body != nil,
+				say: header(path) + fmt.Sprintf("  %-10s MCP server %s\n", removed, mcpName)})
+		}
+	}
+	changed := apply(un.Out, edits, un.Now(), &err)
 	if err != nil {
 		return err
 	}

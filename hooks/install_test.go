@@ -82,12 +82,12 @@ func TestInstallBackupAndIdempotence(t *testing.T) {
 	if again, _ := os.ReadFile(p); !bytes.Equal(again, after) {
 		t.Error("a second run changed the file")
 	}
-	if got := names(t, dir); len(got) != 4 {
+	if got := names(t, dir); len(got) != 5 {
 		t.Errorf("the folder holds %q; a run that changes nothing keeps no backup", got)
 	}
 
 	install(t, c, Claude, p, "/opt/sotd/bin/sotd")
-	if got := names(t, dir); len(got) != 5 || got[3] != "settings.json.bak.20260615T193213Z-2" {
+	if got := names(t, dir); len(got) != 7 || got[5] != "settings.json.bak.20260615T193213Z-2" {
 		t.Errorf("the folder holds %q; a change in the same second keeps a backup of its own", got)
 	}
 	if b, _ := os.ReadFile(p + ".bak.20260615T193213Z-2"); !bytes.Equal(b, after) {
@@ -260,6 +260,7 @@ var personal = map[Agent]map[string]string{
 		"skills":                 "(folder)",
 		"skills/review":          "(folder)",
 		"skills/review/SKILL.md": "---\nname: review\ndescription: review code\n---\nBe kind.\n",
+		".claude.json":           "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}",
 		"comm/bin":               "(folder)",
 		"comm/bin/comm-probe.sh": "#!/usr/bin/env bash\necho a reference client's script\n",
 	},
@@ -315,8 +316,14 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 					t.Fatalf("%s holds %q (%v); want the instructions", ins, b, err)
 				}
 				for k, v := range before {
-					if k != settingsName(agent) && first[k] != v && !(agent == Codex && k == "AGENTS.md") {
+					if k != settingsName(agent) && k != ".claude.json" && first[k] != v && !(agent == Codex && k == "AGENTS.md") {
 						t.Errorf("install changed %s", k)
+					}
+				}
+				if agent == Claude {
+					b, _ := os.ReadFile(filepath.Join(dir, ".claude.json"))
+					if !strings.Contains(string(b), `"sot-comm": {`) || strings.HasSuffix(string(b), "\n") != (start == "bare") {
+						t.Errorf(".claude.json does not register sotd mcp as Claude Code writes it:\n%s", b)
 					}
 				}
 				c.add(time.Second)

@@ -176,6 +176,23 @@ func (h Home) RegistryLock() string { return filepath.Join(h.Dir, ".registry.loc
 func (h Home) LockManager() string  { return filepath.Join(h.Dir, "inbox-lock-manager") }
 func (h Home) InboxDir() string     { return filepath.Join(h.Dir, "inbox") }
 func (h Home) StateDir() string     { return filepath.Join(h.Dir, "state") }
+func (h Home) BinDir() string       { return filepath.Join(h.Dir, "bin") }
+
+// RowPath is the PATH entry a row runs with: bin/ first, so the comm-*.sh shims
+// there, and the comm-poll.sh the wake's notice names, are found in every row;
+// then the PATH the row had (its env's last PATH, else this process's).
+func (h Home) RowPath(env []string) string {
+	path := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if path == "" {
+		return "PATH=" + h.BinDir()
+	}
+	return "PATH=" + h.BinDir() + string(os.PathListSeparator) + path
+}
 
 // Socket is the local daemon endpoint for box host: $SOT_SOCKET, else
 // run/<host>/sotd.sock, one per box so a shared home serves several boxes.

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -102,16 +103,19 @@ func shellQuote(p string) string {
 }
 
 // Install is `sotd hooks install`: it writes an agent's sotd hooks into its
-// settings file, merge-only. Every other key and hook stays as it was, in its
-// order; a sotd hook already there with the same command is left alone (so a
+// settings file, merge-only, and the instructions that teach the agent sot-comm
+// beside it (InstructionsPath). Every other key and hook stays as it was, in its
+// order; the comm-*.sh shims go into the comm home's bin/ (see shimVerbs). A
+// sotd hook already there with the same command is left alone (so a
 // second run changes nothing), one that runs another sotd or matches other
-// tools is brought up to date. Before the first change to an existing file its
-// bytes are kept beside it as <file>.bak.<time>. A file that is a symlink is
-// edited where it points. It prints what changed.
+// tools is brought up to date. Before the first change to an existing settings
+// file or AGENTS.md its bytes are kept beside it as <file>.bak.<time>. A file
+// that is a symlink is edited where it points. It prints what changed.
 type Install struct {
 	Agent    Agent
-	Settings string // the file; "" is SettingsPath(Agent)
-	Sotd     string // the command that runs sotd; "" is SotdCommand()
+	Settings string    // the file; "" is SettingsPath(Agent)
+	Sotd     string    // the command that runs sotd; "" is SotdCommand()
+	Home     home.Home // where the shims go (bin/); "" is home.Resolve()
 	Out      io.Writer
 	Now      func() time.Time
 }
@@ -120,84 +124,381 @@ type Install struct {
 type change struct {
 	spec    hookSpec
 	command string
-	did     string // added, updated or unchanged
+	did     string // added, updated or unchanged (Uninstall: removed)
 	was     string // for updated: the command and matcher replaced
 }
 
-// Run does the install and returns the exit code: 0, or 1 when the file could
-// not be read, parsed or written (then nothing was changed).
+// Run does the install and returns the exit code: 0, or 1 when a file could
+// not be read, parsed or written.
 func (in Install) Run() int {
-	if err := in.run(); err != nil {
-		fmt.Fprintf(in.Out, "FAILED: %v; nothing was changed\n", err)
+	return report(in.Out, in.run())
+}
+
+func report(out io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintf(out, "FAILED: %v\n", err)
 		return ExitFailed
 	}
 	return ExitOK
 }
 
-func (in Install) run() error {
-	var err error
-	if in.Settings == "" {
-		if in.Settings, err = SettingsPath(in.Agent); err != nil {
-			return err
+// settingsFile resolves the settings path (absolute, as given) and the file it
+// names through any symlink.
+func settingsFile(a Agent, given string) (shown, path string, err error) {
+	if given == "" {
+		if given, err = SettingsPath(a); err != nil {
+			return "", "", err
 		}
 	}
-	if in.Sotd == "" {
-		if in.Sotd, err = SotdCommand(); err != nil {
-			return err
-		}
+	if given, err = filepath.Abs(given); err != nil {
+		return "", "", err
 	}
-	if in.Settings, err = filepath.Abs(in.Settings); err != nil {
-		return err
-	}
-	path := in.Settings
+	path = given
 	if p, err := filepath.EvalSymlinks(path); err == nil {
 		path = p
 	}
-	old, mode, err := readSettings(path)
+	return given, path, nil
+}
+
+func (in Install) run() error {
+	shown, path, err := settingsFile(in.Agent, in.Settings)
 	if err != nil {
-		return err
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	if in.Sotd == "" {
+		if in.Sotd, err = SotdCommand(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+	}
+	old, mode, err := readFile(path)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
 	}
 	body, changes, err := merge(old, specs[in.Agent], in.Sotd, path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%v; nothing was changed", err)
 	}
-	fmt.Fprintf(in.Out, "%s:\n", in.Settings)
-	changed := false
+	hooks := edit{path: path, old: old, mode: mode, body: old, keep: true, say: header(shown)}
 	for _, c := range changes {
-		on := c.spec.event
-		if c.spec.matcher != "" {
-			on += " (" + c.spec.matcher + ")"
+		hooks.say += said(c)
+		if c.did != unchanged {
+			hooks.body = body
 		}
-		fmt.Fprintf(in.Out, "  %-10s %s: %s", c.did, on, c.command)
-		if c.was != "" {
-			fmt.Fprintf(in.Out, " (was: %s)", c.was)
+	}
+	teach, err := in.teach(shown)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	if in.Home.Dir == "" {
+		if in.Home, err = home.Resolve(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
 		}
-		fmt.Fprintln(in.Out)
-		changed = changed || c.did != unchanged
 	}
-	if !changed {
-		fmt.Fprintln(in.Out, "nothing changed: every sotd hook is already installed")
-		return nil
-	}
-	if old != nil {
-		bak, err := backup(path, old, mode, in.Now())
+	edits := []edit{hooks, teach}
+	if in.Agent == Claude {
+		reg, err := in.register(shown)
 		if err != nil {
-			return err
+			return fmt.Errorf("%v; nothing was changed", err)
 		}
-		fmt.Fprintf(in.Out, "the file as it was is kept in %s\n", bak)
+		edits = append(edits, reg)
 	}
-	if err := writeSettings(path, body, mode); err != nil {
+	changed := apply(in.Out, edits, in.Now(), &err)
+	if err != nil {
 		return err
 	}
-	if in.Agent == Codex {
+	say, shims, err := installShims(in.Home, in.Agent, in.Sotd)
+	fmt.Fprint(in.Out, say)
+	if err != nil {
+		if changed {
+			return fmt.Errorf("%v; the hooks and instructions above were written", err)
+		}
+		return err
+	}
+	if !changed && !shims {
+		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
+	}
+	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
+	if in.Agent == Codex && !bytes.Equal(hooks.body, old) {
 		fmt.Fprintln(in.Out, "Codex runs a new hook only once you have reviewed and trusted it, and only with its hooks feature on.")
 	}
 	return nil
 }
 
-// readSettings is the file's bytes and mode; a file that does not exist is nil
+// teach is the edit that puts the instructions in place.
+func (in Install) teach(settings string) (edit, error) {
+	path := InstructionsPath(in.Agent, settings)
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	old, mode, err := readFile(path)
+	if err != nil {
+		return edit{}, err
+	}
+	body, err := taught(in.Agent, old, path)
+	if err != nil {
+		return edit{}, err
+	}
+	did := added
+	switch {
+	case bytes.Equal(body, old):
+		did = unchanged
+	case in.Agent == Claude && old != nil, in.Agent == Codex && bytes.Contains(old, []byte(beginMark)):
+		did = updated
+	}
+	return edit{path: path, old: old, mode: mode, body: body, keep: in.Agent == Codex,
+		say: header(path) + fmt.Sprintf("  %-10s %s\n", did, instructionsName(in.Agent))}, nil
+}
+
+// register is the edit that registers `sotd mcp` with Claude Code.
+func (in Install) register(settings string) (edit, error) {
+	path := ClaudeJSONPath(settings)
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	old, mode, err := readFile(path)
+	if err != nil {
+		return edit{}, err
+	}
+	sotd := in.Sotd
+	if words, ok := simpleCommand(in.Sotd); ok && len(words) == 1 {
+		sotd = words[0] // the JSON names the program itself, unquoted
+	}
+	body, did, err := registered(old, sotd, path)
+	if err != nil {
+		return edit{}, err
+	}
+	return edit{path: path, old: old, mode: mode, body: body, keep: true,
+		say: header(path) + fmt.Sprintf("  %-10s MCP server %s: %s mcp\n", did, mcpName, sotd)}, nil
+}
+
+func instructionsName(a Agent) string {
+	if a == Codex {
+		return "the sot-comm section"
+	}
+	return "the sot-comm skill"
+}
+
+func header(path string) string { return path + ":\n" }
+
+// said is one hook's line of the report.
+func said(c change) string {
+	on := c.spec.event
+	if c.spec.matcher != "" {
+		on += " (" + c.spec.matcher + ")"
+	}
+	line := fmt.Sprintf("  %-10s %s: %s", c.did, on, c.command)
+	if c.was != "" {
+		line += fmt.Sprintf(" (was: %s)", c.was)
+	}
+	return line + "\n"
+}
+
+// Uninstall is `sotd hooks uninstall`: it takes out of the agent's settings the
+// hooks Install adds, every other key and hook staying, and removes the
+// instructions Install wrote (the skill, or AGENTS.md's section), and the shims
+// once no other agent's install uses them. A settings
+// file whose only change since the install is sotd's hooks gets its bytes back
+// from the backup Install kept, so it is byte for byte what it was; a file that
+// Install created and that holds nothing else is removed. Before changing a
+// settings file or AGENTS.md it keeps a backup, as Install does.
+type Uninstall struct {
+	Agent    Agent
+	Settings string    // the file; "" is SettingsPath(Agent)
+	Home     home.Home // where the shims are (bin/); "" is home.Resolve()
+	Out      io.Writer
+	Now      func() time.Time
+}
+
+// Run does the uninstall and returns the exit code, as Install's does.
+func (un Uninstall) Run() int {
+	return report(un.Out, un.run())
+}
+
+func (un Uninstall) run() error {
+	shown, path, err := settingsFile(un.Agent, un.Settings)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	old, mode, err := readFile(path)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	hooks := edit{path: path, old: old, mode: mode, body: old, say: header(shown)}
+	if old != nil {
+		body, changes, err := unmerge(old, specs[un.Agent], path)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		for _, c := range changes {
+			hooks.say += said(c)
+		}
+		if len(changes) > 0 {
+			if hooks.body, err = restored(path, body, specs[un.Agent]); err != nil {
+				return fmt.Errorf("%v; nothing was changed", err)
+			}
+			// A file Install made is removed with no backup: it held only sotd's hooks.
+			hooks.keep = hooks.body != nil
+		}
+	}
+	ipath := InstructionsPath(un.Agent, shown)
+	if p, err := filepath.EvalSymlinks(ipath); err == nil {
+		ipath = p
+	}
+	iold, imode, err := readFile(ipath)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	body, held, err := untaught(un.Agent, iold, ipath)
+	if err != nil {
+		return fmt.Errorf("%v; nothing was changed", err)
+	}
+	teach := edit{path: ipath, old: iold, mode: imode, body: body, keep: un.Agent == Codex && body != nil}
+	if held {
+		teach.say = header(ipath) + fmt.Sprintf("  %-10s %s\n", removed, instructionsName(un.Agent))
+	}
+	if un.Agent == Claude {
+		teach.prune = filepath.Dir(filepath.Dir(filepath.Dir(ipath)))
+	}
+	if un.Home.Dir == "" {
+		if un.Home, err = home.Resolve(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+	}
+	edits := []edit{hooks, teach}
+	if un.Agent == Claude {
+		path := ClaudeJSONPath(shown)
+		if p, err := filepath.EvalSymlinks(path); err == nil {
+			path = p
+		}
+		old, mode, err := readFile(path)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		body, held, err := unregistered(old, path)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		if held {
+			edits = append(edits, edit{path: path, old: old, mode: mode, body: body, keep: body != nil,
+				say: header(path) + fmt.Sprintf("  %-10s MCP server %s\n", removed, mcpName)})
+		}
+	}
+	changed := apply(un.Out, edits, un.Now(), &err)
+	if err != nil {
+		return err
+	}
+	say, err := uninstallShims(un.Home, un.Agent)
+	fmt.Fprint(un.Out, say)
+	if err != nil {
+		return err
+	}
+	if !changed && say == "" {
+		fmt.Fprintln(un.Out, "nothing changed: no sotd hook, instructions or shims are installed")
+	}
+	return nil
+}
+
+// restored is the settings file to write back: the newest backup that holds no
+// sotd hook when it reads as body does (only formatting and sotd's hooks
+// differ), so its bytes come back exactly; nil (remove the file) when there is
+// no such backup and nothing but an empty object is left, as when Install made
+// the file; else body.
+func restored(path string, body []byte, want []hookSpec) ([]byte, error) {
+	baks, _ := filepath.Glob(globEscape(path) + ".bak.*")
+	clean := false
+	for i := len(baks) - 1; i >= 0; i-- {
+		b, err := os.ReadFile(baks[i])
+		if err != nil {
+			continue
+		}
+		norm, changes, err := unmerge(b, want, baks[i])
+		if err != nil || len(changes) > 0 {
+			continue
+		}
+		clean = true
+		if bytes.Equal(norm, body) {
+			return b, nil
+		}
+	}
+	if !clean && bytes.Equal(bytes.TrimSpace(body), []byte("{}")) {
+		return nil, nil
+	}
+	return body, nil
+}
+
+// globEscape quotes a path's glob characters for filepath.Glob.
+func globEscape(p string) string {
+	return strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]").Replace(p)
+}
+
+// edit is one file an install or uninstall changes, or leaves as it is.
+type edit struct {
+	path  string
+	old   []byte // nil: the file does not exist
+	mode  fs.FileMode
+	body  []byte // nil: remove the file; old: leave it
+	keep  bool   // a person's file: keep its old bytes in a backup first
+	prune string // after a removal, remove the emptied folders up to this one, exclusive
+	say   string // the report's lines for this file
+}
+
+func (e edit) noop() bool { return bytes.Equal(e.body, e.old) && (e.body == nil) == (e.old == nil) }
+
+// apply prints each edit's lines and makes it, in order, and reports whether
+// any changed a file. An edit that fails stops it, with *err saying which
+// files were already changed.
+func apply(out io.Writer, edits []edit, now time.Time, err *error) bool {
+	var done []string
+	for _, e := range edits {
+		fmt.Fprint(out, e.say)
+		if e.noop() {
+			continue
+		}
+		if *err = e.make(out, now); *err != nil {
+			if len(done) == 0 {
+				*err = fmt.Errorf("%v; nothing was changed", *err)
+			} else {
+				*err = fmt.Errorf("%v; %s %s already changed", *err, strings.Join(done, " and "), plural(len(done), "was", "were"))
+			}
+			return true
+		}
+		done = append(done, e.path)
+	}
+	return len(done) > 0
+}
+
+func (e edit) make(out io.Writer, now time.Time) error {
+	if e.keep && e.old != nil {
+		bak, err := backup(e.path, e.old, e.mode, now)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "the file as it was is kept in %s\n", bak)
+	}
+	if e.body != nil {
+		return writeSettings(e.path, e.body, e.mode)
+	}
+	if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s could not be removed (%v)", e.path, err)
+	}
+	for dir := filepath.Dir(e.path); e.prune != "" && dir != e.prune && strings.HasPrefix(dir, e.prune); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			break // not empty: someone else's files live there
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readFile is the file's bytes and mode; a file that does not exist is nil
 // bytes, to be created.
-func readSettings(path string) ([]byte, fs.FileMode, error) {
+func readFile(path string) ([]byte, fs.FileMode, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, home.FileMode, nil

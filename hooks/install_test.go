@@ -3,17 +3,32 @@ package hooks
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
 )
+
+// commHome is the comm home the installs of a test put their shims in: a comm
+// folder beside the settings, so a snapshot of the folder covers it.
+func commHome(t *testing.T, settings string) home.Home {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(settings), "comm")
+	if err := home.MkdirPrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	return home.Home{Dir: dir}
+}
 
 func install(t *testing.T, c *clock, agent Agent, settings, sotd string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Out: &out, Now: c.now}).Run(); code != ExitOK {
+	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
 		t.Fatalf("install: exit %d: %s", code, out.String())
 	}
 	return out.String()
@@ -61,18 +76,18 @@ func TestInstallBackupAndIdempotence(t *testing.T) {
 	}
 
 	out := install(t, c, Claude, p, "sotd")
-	if !strings.HasSuffix(out, "nothing changed: every sotd hook is already installed\n") {
+	if !strings.Contains(out, "nothing changed: every sotd hook, the instructions and the shims are already installed\n") {
 		t.Errorf("a second run said:\n%s", out)
 	}
 	if again, _ := os.ReadFile(p); !bytes.Equal(again, after) {
 		t.Error("a second run changed the file")
 	}
-	if got := names(t, dir); len(got) != 2 {
+	if got := names(t, dir); len(got) != 5 {
 		t.Errorf("the folder holds %q; a run that changes nothing keeps no backup", got)
 	}
 
 	install(t, c, Claude, p, "/opt/sotd/bin/sotd")
-	if got := names(t, dir); len(got) != 3 || got[2] != "settings.json.bak.20260615T193213Z-2" {
+	if got := names(t, dir); len(got) != 7 || got[5] != "settings.json.bak.20260615T193213Z-2" {
 		t.Errorf("the folder holds %q; a change in the same second keeps a backup of its own", got)
 	}
 	if b, _ := os.ReadFile(p + ".bak.20260615T193213Z-2"); !bytes.Equal(b, after) {
@@ -188,4 +203,294 @@ func FuzzParseObject(f *testing.F) {
 			t.Fatalf("%q wrote %q, which reads back as %d members (%v), not %d", b, again, len(o2), err, len(o))
 		}
 	})
+}
+
+func uninstall(t *testing.T, c *clock, agent Agent, settings string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if code := (Uninstall{Agent: agent, Settings: settings, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
+		t.Fatalf("uninstall: exit %d: %s", code, out.String())
+	}
+	return out.String()
+}
+
+// snapshot is every file and folder under dir with its bytes, backups left out:
+// what an agent reads.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir || strings.Contains(d.Name(), ".bak.") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel] = "(folder)"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func sameFiles(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s holds\n%s\nwant\n%s", what, k, got[k], v)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: %s is left over", what, k)
+		}
+	}
+}
+
+// A config folder as a person keeps it: settings with their own hooks in their
+// own formatting, and, for Codex, an AGENTS.md of their own.
+var personal = map[Agent]map[string]string{
+	Claude: {
+		"settings.json":          "{\n    \"theme\": \"dark\",\n    \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]}\n}\n",
+		"skills":                 "(folder)",
+		"skills/review":          "(folder)",
+		"skills/review/SKILL.md": "---\nname: review\ndescription: review code\n---\nBe kind.\n",
+		".claude.json":           "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}",
+		"comm/bin":               "(folder)",
+		"comm/bin/comm-probe.sh": "#!/usr/bin/env bash\necho a reference client's script\n",
+	},
+	Codex: {
+		"hooks.json": "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"lint-guard\"}]}]}}",
+		"AGENTS.md":  "# My rules\n\nAlways run the tests.\n",
+	},
+}
+
+func settingsName(a Agent) string {
+	if a == Codex {
+		return "hooks.json"
+	}
+	return "settings.json"
+}
+
+func lay(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if body == "(folder)" {
+			os.MkdirAll(p, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Install twice: the second run changes no byte, in a bare folder and in a
+// person's; uninstall then leaves every file as it was before the install, byte
+// for byte, the person's own hooks, skill and AGENTS.md text included.
+func TestInstallUninstallRoundTrip(t *testing.T) {
+	for _, agent := range []Agent{Claude, Codex} {
+		for _, start := range []string{"bare", "personal"} {
+			t.Run(string(agent)+"/"+start, func(t *testing.T) {
+				c := newClock()
+				dir := t.TempDir()
+				if start == "personal" {
+					lay(t, dir, personal[agent])
+				}
+				settings := filepath.Join(dir, settingsName(agent))
+				commHome(t, settings)
+				before := snapshot(t, dir)
+
+				install(t, c, agent, settings, "sotd")
+				first := snapshot(t, dir)
+				ins := InstructionsPath(agent, settings)
+				b, err := os.ReadFile(ins)
+				if err != nil || !strings.Contains(string(b), "sotd send @handle 'text'") {
+					t.Fatalf("%s holds %q (%v); want the instructions", ins, b, err)
+				}
+				for k, v := range before {
+					if k != settingsName(agent) && k != ".claude.json" && first[k] != v && !(agent == Codex && k == "AGENTS.md") {
+						t.Errorf("install changed %s", k)
+					}
+				}
+				if agent == Claude {
+					b, _ := os.ReadFile(filepath.Join(dir, ".claude.json"))
+					if !strings.Contains(string(b), `"sot-comm": {`) || strings.HasSuffix(string(b), "\n") != (start == "bare") {
+						t.Errorf(".claude.json does not register sotd mcp as Claude Code writes it:\n%s", b)
+					}
+				}
+				c.add(time.Second)
+				out := install(t, c, agent, settings, "sotd")
+				if !strings.Contains(out, "nothing changed") {
+					t.Errorf("a second install said:\n%s", out)
+				}
+				sameFiles(t, "after a second install", snapshot(t, dir), first)
+
+				c.add(time.Second)
+				out = uninstall(t, c, agent, settings)
+				if !strings.Contains(out, "removed    Stop: sotd hook stop") {
+					t.Errorf("uninstall said:\n%s", out)
+				}
+				sameFiles(t, "after uninstall", snapshot(t, dir), before)
+				if out := uninstall(t, c, agent, settings); !strings.Contains(out, "nothing changed") {
+					t.Errorf("a second uninstall said:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// An AGENTS.md with the person's text around an older sot-comm section: install
+// replaces only the section, uninstall removes only it.
+func TestAgentsSectionIsMergeOnly(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "AGENTS.md")
+	head, tail := "# Team rules\n\nUse tabs.\n", "\n## Later rules\n\nNo force pushes.\n"
+	os.WriteFile(p, []byte(head+beginMark+"an older guide\n"+endMark+tail), 0o644)
+
+	out := install(t, c, Codex, filepath.Join(dir, "hooks.json"), "sotd")
+	if !strings.Contains(out, "updated    the sot-comm section") {
+		t.Errorf("install said:\n%s", out)
+	}
+	b, _ := os.ReadFile(p)
+	if want := head + beginMark + guide + endMark + tail; string(b) != want {
+		t.Errorf("AGENTS.md holds\n%s\nwant\n%s", b, want)
+	}
+	uninstall(t, c, Codex, filepath.Join(dir, "hooks.json"))
+	if b, _ := os.ReadFile(p); string(b) != head+tail {
+		t.Errorf("after uninstall AGENTS.md holds\n%s\nwant the person's text alone", b)
+	}
+
+	os.WriteFile(p, []byte(head+beginMark+"no end line\n"), 0o644)
+	var o bytes.Buffer
+	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Home: commHome(t, p), Out: &o, Now: c.now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
+		t.Errorf("a broken section: exit %d, %s", code, o.String())
+	}
+}
+
+// A settings file the person changed after the install loses only sotd's hooks
+// at uninstall; their change stays.
+func TestUninstallKeepsLaterEdits(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	lay(t, dir, personal[Claude])
+	p := filepath.Join(dir, "settings.json")
+	install(t, c, Claude, p, "sotd")
+	b, _ := os.ReadFile(p)
+	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
+	os.WriteFile(p, []byte(edited), 0o644)
+
+	c.add(time.Second)
+	uninstall(t, c, Claude, p)
+	got, _ := os.ReadFile(p)
+	want := "{\n  \"theme\": \"light\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+	if string(got) != want {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// scripts/ in the source tree holds exactly the shims Install writes for a sotd
+// on PATH: one list, no twin to drift.
+func TestShimsAreTheScripts(t *testing.T) {
+	files, err := filepath.Glob("../scripts/comm-*.sh")
+	if err != nil || len(files) != len(shimVerbs) {
+		t.Fatalf("scripts/ holds %q (%v); Install writes %d shims", files, err, len(shimVerbs))
+	}
+	for _, s := range shimVerbs {
+		b, err := os.ReadFile(filepath.Join("..", "scripts", s.name))
+		if err != nil || !bytes.Equal(b, shim("sotd", s.verb)) {
+			t.Errorf("scripts/%s holds %q (%v); Install writes %q", s.name, b, err, shim("sotd", s.verb))
+		}
+		if !isShim(b, s.verb) || isShim(b, "other") {
+			t.Errorf("isShim does not know scripts/%s for what it is", s.name)
+		}
+	}
+}
+
+// A process with the PATH a row gets finds comm-poll.sh in the home's bin/, and
+// the shim execs sotd's poll with the arguments it was given.
+func TestRowPathFindsTheShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the shims are bash scripts")
+	}
+	c := newClock()
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake sotd")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"sotd $*\"\n"), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	out := install(t, c, Claude, settings, shellQuote(fake))
+	h := commHome(t, settings)
+	if !strings.Contains(out, "export PATH=\""+h.BinDir()+":$PATH\"") {
+		t.Errorf("install did not print the line to add:\n%s", out)
+	}
+
+	row := h.RowPath([]string{"PATH=/usr/bin:/bin"})
+	if row != "PATH="+h.BinDir()+":/usr/bin:/bin" {
+		t.Fatalf("RowPath = %q", row)
+	}
+	t.Setenv("PATH", strings.TrimPrefix(row, "PATH="))
+	p, err := exec.LookPath("comm-poll.sh")
+	if err != nil || p != filepath.Join(h.BinDir(), "comm-poll.sh") {
+		t.Fatalf("comm-poll.sh resolves to %q (%v)", p, err)
+	}
+	got, err := exec.Command(p, "--json").CombinedOutput()
+	if err != nil || string(got) != "sotd poll --json\n" {
+		t.Errorf("comm-poll.sh --json ran %q (%v)", got, err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != binMode {
+		t.Errorf("the shim's mode: %v %v", fi.Mode(), err)
+	}
+}
+
+// The shims are shared: uninstalling one agent keeps them while the other's
+// install uses them. A script in bin/ that is not sotd's shim is never touched.
+func TestShimsOutliveOneAgent(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	claude, codex := filepath.Join(dir, "claude", "settings.json"), filepath.Join(dir, "codex", "hooks.json")
+	h := home.Home{Dir: filepath.Join(dir, "comm")}
+	os.MkdirAll(h.BinDir(), 0o755)
+	theirs := []byte("#!/usr/bin/env bash\n# the reference client\nexec jq .\n")
+	os.WriteFile(filepath.Join(h.BinDir(), "comm-list.sh"), theirs, 0o755)
+	run := func(what any) string {
+		var out bytes.Buffer
+		var code int
+		switch w := what.(type) {
+		case Install:
+			w.Home, w.Out, w.Now, w.Sotd = h, &out, c.now, "sotd"
+			code = w.Run()
+		case Uninstall:
+			w.Home, w.Out, w.Now = h, &out, c.now
+			code = w.Run()
+		}
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, out.String())
+		}
+		return out.String()
+	}
+	if out := run(Install{Agent: Claude, Settings: claude}); !strings.Contains(out, "kept       comm-list.sh: it is not sotd's shim") {
+		t.Errorf("install said:\n%s", out)
+	}
+	run(Install{Agent: Codex, Settings: codex})
+	if out := run(Uninstall{Agent: Claude, Settings: claude}); !strings.Contains(out, "kept       the shims: codex still uses them") {
+		t.Errorf("uninstall said:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(h.BinDir(), "comm-poll.sh")); err != nil {
+		t.Fatalf("the shims went with Claude's uninstall: %v", err)
+	}
+	run(Uninstall{Agent: Codex, Settings: codex})
+	if got := names(t, h.BinDir()); len(got) != 1 || got[0] != "comm-list.sh" {
+		t.Errorf("bin/ holds %q; want only the reference client's script", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.BinDir(), "comm-list.sh")); !bytes.Equal(b, theirs) {
+		t.Error("the reference client's script was changed")
+	}
 }

@@ -46,16 +46,120 @@ func merge(old []byte, want []hookSpec, sotd, path string) ([]byte, []change, er
 	if err := root.put("hooks", hooks); err != nil {
 		return nil, nil, err
 	}
+	out, err := render(root)
+	return out, changes, err
+}
+
+// render writes a settings file as merge does: two-space indents, a final newline.
+func render(root object) ([]byte, error) {
 	compact, err := json.Marshal(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out.WriteByte('\n')
-	return out.Bytes(), changes, nil
+	return out.Bytes(), nil
+}
+
+// unmerge is merge reversed: every sotd hook of want comes out of the settings'
+// "hooks" object, and so does each matcher group, event list and the "hooks"
+// object itself that this leaves empty (merge adds them so). Everything else
+// stays, in its order.
+func unmerge(old []byte, want []hookSpec, path string) ([]byte, []change, error) {
+	if len(bytes.TrimSpace(old)) == 0 {
+		return old, nil, nil
+	}
+	root, err := parseObject(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a settings file: %v; fix it by hand", path, err)
+	}
+	raw, ok := root.get("hooks")
+	if !ok {
+		out, err := render(root)
+		return out, nil, err
+	}
+	hooks, err := parseObject(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf(`%s: its "hooks" is not an object; fix it by hand`, path)
+	}
+	var changes []change
+	for _, sp := range want {
+		raw, ok := hooks.get(sp.event)
+		if !ok {
+			continue
+		}
+		groups, err := list(raw, fmt.Sprintf("%s: hooks.%s", path, sp.event))
+		if err != nil {
+			continue // not merge's shape: merge refuses it, so it holds no sotd hook
+		}
+		kept, gone, err := takeOut(groups, sp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: hooks.%s: %v", path, sp.event, err)
+		}
+		for _, command := range gone {
+			changes = append(changes, change{spec: sp, command: command, did: removed})
+		}
+		switch {
+		case len(gone) == 0:
+		case len(kept) == 0:
+			hooks.del(sp.event)
+		default:
+			if err := hooks.put(sp.event, kept); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if len(changes) > 0 && len(hooks) == 0 {
+		root.del("hooks")
+	} else if err := root.put("hooks", hooks); err != nil {
+		return nil, nil, err
+	}
+	out, err := render(root)
+	return out, changes, err
+}
+
+// takeOut removes sp's sotd hook from an event's matcher groups, and a group it
+// leaves with no hook; it returns the groups kept and the commands removed.
+func takeOut(groups []json.RawMessage, sp hookSpec) (kept []json.RawMessage, gone []string, err error) {
+	for _, g := range groups {
+		group, perr := parseObject(g)
+		raw, ok := group.get("hooks")
+		if perr != nil || !ok {
+			kept = append(kept, g)
+			continue
+		}
+		handlers, lerr := list(raw, "a matcher group's hooks")
+		if lerr != nil {
+			kept = append(kept, g)
+			continue
+		}
+		var left []json.RawMessage
+		for _, h := range handlers {
+			handler, err := parseObject(h)
+			if err == nil && runsSotdHook(handler.text("command"), sp.args) {
+				gone = append(gone, handler.text("command"))
+				continue
+			}
+			left = append(left, h)
+		}
+		switch {
+		case len(left) == len(handlers):
+			kept = append(kept, g)
+		case len(left) > 0:
+			if err := group.put("hooks", left); err != nil {
+				return nil, nil, err
+			}
+			b, err := json.Marshal(group)
+			if err != nil {
+				return nil, nil, err
+			}
+			kept = append(kept, b)
+		}
+	}
+	return kept, gone, nil
 }
 
 // What Install did for one hook.
@@ -63,6 +167,7 @@ const (
 	added     = "added"
 	updated   = "updated"
 	unchanged = "unchanged"
+	removed   = "removed"
 )
 
 // place finds c's sotd hook among an event's matcher groups and brings it up to

@@ -118,7 +118,13 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 		[]string{"set-option", "-t", target(spec.ID), "@sot_spec", string(stored)},
 		[]string{"display-message", "-p", "-t", target(spec.ID), paneFormat})
 
-	out, err := t.srv.run(cmds...)
+	var path []string
+	for _, kv := range spec.rowEnv() {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = []string{kv}
+		}
+	}
+	out, err := t.srv.runWith(path, cmds...)
 	if err != nil {
 		if !errors.Is(err, ErrRowExists) {
 			// A session made before a later command failed has no spec and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -30,7 +31,12 @@ var errNoServer = errors.New("no tmux server")
 // the server with nothing of another client's between them. It reads no user
 // configuration, so a person's ~/.tmux.conf cannot change the rows' geometry
 // or keys.
-func (s tmuxServer) run(cmds ...[]string) ([]byte, error) {
+func (s tmuxServer) run(cmds ...[]string) ([]byte, error) { return s.runWith(nil, cmds...) }
+
+// runWith is run with env added to the client's environment. tmux gives a new
+// session the client's PATH, over any PATH given with -e, so a row's PATH goes
+// to the client that makes it.
+func (s tmuxServer) runWith(env []string, cmds ...[]string) ([]byte, error) {
 	args := seq(cmds...)
 	if len(s.socket) > maxSocketPath {
 		return nil, fmt.Errorf("the tmux socket path %s is %d bytes, over the %d a Unix socket allows; set $SOT_COMM_HOME to a shorter folder", s.socket, len(s.socket), maxSocketPath)
@@ -38,6 +44,9 @@ func (s tmuxServer) run(cmds ...[]string) ([]byte, error) {
 	// -u: without a UTF-8 locale (a service manager's bare environment) tmux
 	// prints a tab in a format as '_', and the prompt glyph would not survive.
 	cmd := exec.Command(s.bin, append([]string{"-u", "-f", "/dev/null", "-S", s.socket}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

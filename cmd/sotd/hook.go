@@ -32,13 +32,20 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   permission  Codex's PermissionRequest: "status dialog" with what it asks.
 Exit 0, or 1 when the hook could not do its job; never 2, which would block the
 agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook}
-	verbs["hooks"] = verb{"install sotd's hooks into an agent's settings", `
-usage: sotd hooks install --claude|--codex [--settings PATH]
+	verbs["hooks"] = verb{"install sotd's hooks and instructions into an agent's settings", `
+usage: sotd hooks install|uninstall --claude|--codex [--settings PATH]
 
-Adds sotd's hooks to Claude Code's settings.json ($CLAUDE_CONFIG_DIR or
+install adds sotd's hooks to Claude Code's settings.json ($CLAUDE_CONFIG_DIR or
 ~/.claude) or Codex's hooks.json ($CODEX_HOME or ~/.codex), merge-only: every
-other key and hook stays. Running it twice changes nothing. Before the first
-change the file is kept as <file>.bak.<time>. Prints what changed.`, runHooks}
+other key and hook stays. Beside it, it writes what teaches the agent sot-comm:
+Claude Code's skill, skills/sot-comm/SKILL.md, or a marked section of Codex's
+AGENTS.md (the rest of that file stays). Running it twice changes nothing.
+Before the first change a settings file or AGENTS.md is kept as
+<file>.bak.<time>. Prints what changed.
+
+uninstall removes exactly those: sotd's hooks (every other hook and key stays;
+a file unchanged since but for them gets its old bytes back from the backup),
+the skill, or the AGENTS.md section.`, runHooks}
 }
 
 // runHook exits 1, not 2, on a usage error too: an agent reads a hook's 2 as
@@ -77,25 +84,28 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "install" {
+	if len(args) == 0 || (args[0] != "install" && args[0] != "uninstall") {
 		return usageErr(stderr, "hooks", args)
 	}
 	var claude, codex bool
-	in := hooks.Install{Out: stdout, Now: time.Now}
-	rest, ok := flags("hooks install", args[1:], stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&claude, "claude", false, "install Claude Code's hooks")
-		fs.BoolVar(&codex, "codex", false, "install Codex's hooks")
-		fs.StringVar(&in.Settings, "settings", "", "the settings file to edit")
+	var settings string
+	rest, ok := flags("hooks "+args[0], args[1:], stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&claude, "claude", false, "Claude Code's hooks and skill")
+		fs.BoolVar(&codex, "codex", false, "Codex's hooks and AGENTS.md section")
+		fs.StringVar(&settings, "settings", "", "the settings file to edit")
 	})
 	if !ok || len(rest) > 0 || claude == codex {
 		if ok && claude == codex {
-			fmt.Fprintln(stderr, "sotd hooks install: give one of --claude or --codex")
+			fmt.Fprintf(stderr, "sotd hooks %s: give one of --claude or --codex\n", args[0])
 		}
 		return usageErr(stderr, "hooks", rest)
 	}
-	in.Agent = hooks.Claude
+	agent := hooks.Claude
 	if codex {
-		in.Agent = hooks.Codex
+		agent = hooks.Codex
 	}
-	return in.Run()
+	if args[0] == "uninstall" {
+		return hooks.Uninstall{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
+	}
+	return hooks.Install{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
 }

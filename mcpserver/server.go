@@ -1,0 +1,124 @@
+// Package mcpserver is `sotd mcp`: the session's mail verbs as tools of an MCP
+// server over stdio, for an agent that calls tools more readily than it runs
+// commands.
+//
+// Each tool call runs the client verb the CLI runs (package client), in a fresh
+// session read from the server's environment and folder, which are the agent's:
+// so the identity rules are the CLI's, and a tool answers with exactly the lines
+// the command prints. A verb that exits non-zero (a FAILED line, a busy inbox's
+// 75, a usage error) is a tool error whose text is those lines, so the agent
+// sees the protocol's own sentence.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sotcomm/sotd/client"
+)
+
+// Name is the server's name, and the name `claude mcp add` registers it under.
+const Name = "sot-comm"
+
+// Sessions makes the client session one tool call runs in, writing to stdout
+// and stderr; client.NewSession in sotd.
+type Sessions func(stdout, stderr io.Writer) (*client.Session, error)
+
+// SendArgs is the send tool's input.
+type SendArgs struct {
+	To        string `json:"to,omitempty" jsonschema:"the receiver's handle, with or without its @; leave out with broadcast"`
+	Text      string `json:"text" jsonschema:"the message"`
+	Broadcast bool   `json:"broadcast,omitempty" jsonschema:"send to every other live session instead of one handle"`
+}
+
+// StatusArgs is the status tool's input.
+type StatusArgs struct {
+	Verb string `json:"verb,omitempty" jsonschema:"working, idle, blocked, waiting or done (or an event: prompt, stop, dialog, resumed, join); leave out to show this session's work-state and unread count"`
+	Text string `json:"text,omitempty" jsonschema:"the note, question or what is waited for"`
+}
+
+// SentArgs is the sent tool's input.
+type SentArgs struct {
+	To string `json:"to,omitempty" jsonschema:"only the lines sent to this handle"`
+}
+
+// None is the input of a tool that takes no arguments.
+type None struct{}
+
+// New is the server, its tools calling into sessions made by sessions.
+func New(sessions Sessions, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "sot-comm mail", Version: version}, &mcp.ServerOptions{
+		Instructions: "Mail between coding-agent sessions: each session has a handle (@name). poll reads new mail and marks it read; send files a message into a handle's inbox; list shows every handle; status declares what this session is doing; sent shows whether sent lines were read. A subagent never sends or reads mail.",
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "send", Description: "File a message into another session's inbox (to), or into every other live session's (broadcast). Answers 'filed -> @handle' per receiver, or 'FAILED -> @handle: reason' as a tool error: nothing was sent."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in SendArgs) (*mcp.CallToolResult, any, error) {
+			to := strings.TrimPrefix(in.To, "@")
+			switch {
+			case in.Broadcast && to != "":
+				return failed("give either to or broadcast, not both; nothing was sent")
+			case !in.Broadcast && to == "":
+				return failed("no receiver: give to (a handle) or broadcast; nothing was sent")
+			case in.Text == "":
+				return failed("no message: text is empty; nothing was sent")
+			}
+			return call(sessions, func(c *client.Session) int {
+				return c.Send(client.SendArgs{To: to, Text: in.Text, Broadcast: in.Broadcast})
+			})
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "poll", Description: "Show the mail past this session's read cursor, one '@sender (time): text' a line, and move the cursor past it. A busy inbox is a tool error: nothing was read; try again."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
+			return call(sessions, func(c *client.Session) int { return c.Poll(false) })
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "list", Description: "List every session's handle with live/stale, box, state and expertise; (me) marks this session."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
+			return call(sessions, func(c *client.Session) int { return c.List(false) })
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "Declare this session's work-state (verb working, idle, blocked, waiting or done, with text), which list shows the others; with no verb, show it and the unread count."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, any, error) {
+			return call(sessions, func(c *client.Session) int {
+				if in.Verb == "" {
+					return c.ShowStatus(false)
+				}
+				return c.Status(in.Verb, in.Text, in.Text != "", false)
+			})
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sent", Description: "Show the lines this session sent recently (to one handle, or to any) and whether each has been read."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in SentArgs) (*mcp.CallToolResult, any, error) {
+			return call(sessions, func(c *client.Session) int { return c.Sent(strings.TrimPrefix(in.To, "@"), false) })
+		})
+	return s
+}
+
+// Run serves the tools on stdin and stdout until the client closes them.
+func Run(ctx context.Context, sessions Sessions, version string) error {
+	return New(sessions, version).Run(ctx, &mcp.StdioTransport{})
+}
+
+// call runs one verb in a fresh session and answers with what it printed: its
+// stdout, then its stderr (warnings such as a last_seen not stamped); a
+// non-zero exit is a tool error.
+func call(sessions Sessions, verb func(*client.Session) int) (*mcp.CallToolResult, any, error) {
+	var stdout, stderr bytes.Buffer
+	c, err := sessions(&stdout, &stderr)
+	if err != nil {
+		return failed(fmt.Sprintf("FAILED: %v", err))
+	}
+	code := verb(c)
+	text := stdout.String() + stderr.String()
+	if code != client.ExitOK {
+		if strings.TrimSpace(text) == "" {
+			text = fmt.Sprintf("exit %d", code)
+		}
+		return failed(text)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}
+
+func failed(text string) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}

@@ -1,0 +1,209 @@
+package mcpserver
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/daemon"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
+)
+
+// box is a comm home under /tmp (a socket path under t.TempDir() can pass the
+// OS's limit) with a real daemon serving it, and alice and bob joined.
+func box(t *testing.T) (home.Home, Sessions) {
+	t.Helper()
+	t.Setenv(home.EnvSocket, "")
+	dir, err := os.MkdirTemp("", "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	h, err := home.At(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := daemon.New(daemon.Config{Home: h, Host: "box", HostsPath: filepath.Join(dir, "no-hosts.toml"), HTTP: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the daemon: %v", err)
+		}
+	})
+	testutil.Eventually(t, 10*time.Second, "the daemon's socket", func() bool {
+		_, err := os.Stat(h.Socket("box"))
+		return err == nil
+	})
+	cwd := t.TempDir()
+	sessions := func(stdout, stderr io.Writer) (*client.Session, error) {
+		return &client.Session{Home: h, Host: "box", Cwd: cwd, Stdout: stdout, Stderr: stderr, Now: time.Now}, nil
+	}
+	for _, name := range []string{"alice", "bob"} {
+		t.Setenv(home.EnvName, name)
+		var out strings.Builder
+		s, _ := sessions(&out, &out)
+		if code := s.Join(client.JoinArgs{}); code != client.ExitOK {
+			t.Fatalf("join %s: %d %s", name, code, out.String())
+		}
+	}
+	return h, sessions
+}
+
+// connect runs the server and the SDK's client in-process, over the SDK's
+// in-memory transport, and initializes the session.
+func connect(t *testing.T, sessions Sessions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(sessions, "test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ServerInfo.Name; got != Name {
+		t.Errorf("the server says it is %q", got)
+	}
+	return cs
+}
+
+// callTool calls one tool and returns its text and whether it was a tool error.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: a protocol error, not a tool result: %v", name, args, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return text.String(), res.IsError
+}
+
+func TestToolsList(t *testing.T) {
+	_, sessions := box(t)
+	cs := connect(t, sessions)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"send": {"to", "text", "broadcast"}, "poll": nil, "list": nil, "status": {"verb", "text"}, "sent": {"to"}}
+	if len(res.Tools) != len(want) {
+		t.Errorf("%d tools; want %d", len(res.Tools), len(want))
+	}
+	for _, tool := range res.Tools {
+		props, ok := want[tool.Name]
+		if !ok {
+			t.Errorf("unexpected tool %q", tool.Name)
+			continue
+		}
+		schema, ok := tool.InputSchema.(map[string]any)
+		if !ok || schema["type"] != "object" {
+			t.Errorf("%s: input schema %#v is not an object schema", tool.Name, tool.InputSchema)
+			continue
+		}
+		got, _ := schema["properties"].(map[string]any)
+		for _, p := range props {
+			if _, ok := got[p]; !ok {
+				t.Errorf("%s: no %q in its input schema %v", tool.Name, p, schema)
+			}
+		}
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+	}
+}
+
+// send files into the inbox as the CLI does; poll shows the line and moves the
+// cursor, so a second poll has nothing.
+func TestSendAndPoll(t *testing.T) {
+	h, sessions := box(t)
+	cs := connect(t, sessions)
+
+	t.Setenv(home.EnvName, "bob")
+	text, isErr := callTool(t, cs, "send", map[string]any{"to": "@alice", "text": "the build is green"})
+	if isErr || !strings.Contains(text, "filed -> @alice") {
+		t.Fatalf("send: %q (error %v)", text, isErr)
+	}
+	inbox, err := os.ReadFile(filepath.Join(h.InboxDir(), "alice.jsonl"))
+	if err != nil || !strings.Contains(string(inbox), `"msg":"the build is green"`) || !strings.Contains(string(inbox), `"from":"bob"`) {
+		t.Fatalf("alice's inbox holds %q (%v)", inbox, err)
+	}
+
+	t.Setenv(home.EnvName, "alice")
+	text, isErr = callTool(t, cs, "poll", nil)
+	if isErr || !strings.Contains(text, "@bob (") || !strings.Contains(text, "): the build is green") {
+		t.Fatalf("poll: %q (error %v)", text, isErr)
+	}
+	cursor, err := os.ReadFile(filepath.Join(h.Dir, "read", "alice.cursor"))
+	if err != nil || !strings.HasPrefix(string(cursor), "1 ") {
+		t.Errorf("alice's cursor holds %q (%v); want it past the one line", cursor, err)
+	}
+	if text, _ := callTool(t, cs, "poll", map[string]any{}); text != "no new mail for @alice\n" {
+		t.Errorf("a second poll: %q", text)
+	}
+
+	if text, isErr := callTool(t, cs, "list", nil); isErr || !strings.Contains(text, "@alice (me)") || !strings.Contains(text, "@bob") {
+		t.Errorf("list: %q (error %v)", text, isErr)
+	}
+	if _, isErr := callTool(t, cs, "status", map[string]any{"verb": "working", "text": "reviewing bob's branch"}); isErr {
+		t.Error("status working was refused")
+	}
+	if text, _ := callTool(t, cs, "status", nil); !strings.Contains(text, "reviewing bob's branch") {
+		t.Errorf("status: %q", text)
+	}
+	t.Setenv(home.EnvName, "bob")
+	if text, isErr := callTool(t, cs, "sent", map[string]any{"to": "alice"}); isErr || !strings.Contains(text, "the build is green") || !strings.Contains(text, "read") {
+		t.Errorf("sent: %q (error %v)", text, isErr)
+	}
+}
+
+// A call the CLI would refuse is a tool error whose text is the CLI's sentence.
+func TestBadCalls(t *testing.T) {
+	_, sessions := box(t)
+	cs := connect(t, sessions)
+	t.Setenv(home.EnvName, "bob")
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"unknown handle", "send", map[string]any{"to": "nobody", "text": "hi"}, "FAILED -> @nobody: no box knows that handle: nobody"},
+		{"no text", "send", map[string]any{"to": "alice"}, "text"},
+		{"no receiver", "send", map[string]any{"text": "hi"}, "no receiver: give to (a handle) or broadcast; nothing was sent"},
+		{"not a handle", "send", map[string]any{"to": "a/b", "text": "hi"}, `not a handle: "a/b"`},
+		{"unknown status", "status", map[string]any{"verb": "sleeping"}, `unknown verb "sleeping"`},
+		{"wrong type", "send", map[string]any{"to": "alice", "text": 7}, "text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, isErr := callTool(t, cs, tt.tool, tt.args)
+			t.Logf("%s %v: %q", tt.tool, tt.args, text)
+			if !isErr || !strings.Contains(text, tt.want) {
+				t.Errorf("%s %v: %q (tool error %v); want a tool error naming %q", tt.tool, tt.args, text, isErr, tt.want)
+			}
+		})
+	}
+}

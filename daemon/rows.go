@@ -286,6 +286,10 @@ func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bo
 		var req wire.AgentJoin
 		err = decode(&req)
 		run = func() (any, error) { return m.join(req) }
+	case wire.OpSessionWatch:
+		var req wire.SessionWatch
+		err = decode(&req)
+		run = func() (any, error) { return m.watchSession(req) }
 	default:
 		return nil, false, nil
 	}

@@ -98,7 +98,7 @@ func TestStamperWarnsOncePerMinute(t *testing.T) {
 	if err := home.WriteAtomic(r.h.Registry(), []byte("not json")); err != nil {
 		t.Fatal(err)
 	}
-	const warning = "row handles were not stamped live"
+	const warning = "handles were not stamped live"
 	for i, step := range []struct {
 		advance time.Duration
 		warns   int

@@ -171,7 +171,7 @@ func Still(pid int, start string) Liveness {
 	}
 	p, err := t.Proc(pid)
 	switch {
-	case errors.Is(err, ErrEnded):
+	case errors.Is(err, ErrEnded), err == nil && p.Exited:
 		return Gone
 	case err != nil, start == "", start == machine.Unknown, p.Start == "", p.Start == machine.Unknown:
 		return Unproved

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/machine"
 )
 
 // Verdict is the check's answer for one process.
@@ -133,13 +134,49 @@ func (r *refusal) Unwrap() []error {
 // the runners recorded on host in h. A verb that reads mail, sends, joins or
 // stamps calls it first and, on an error, does nothing and shows the error.
 func Allowed(h home.Home, host, row string) error {
+	_, err := Judge(h, host, row)
+	return err
+}
+
+// Judge is Allowed with the verdict it passed: its Agents name the agent
+// process the session runs under, if any, which keys the session's identity.
+func Judge(h home.Home, host, row string) (Verdict, error) {
 	c, err := ForHome(h, host)
 	if err != nil {
-		return &refusal{reason: unreadable(err), cause: err}
+		return Verdict{}, &refusal{reason: unreadable(err), cause: err}
 	}
 	v, err := c.Check(os.Getpid(), row)
 	if err != nil || !v.OK {
-		return &refusal{reason: v.Reason, cause: err}
+		return v, &refusal{reason: v.Reason, cause: err}
 	}
-	return nil
+	return v, nil
+}
+
+// Liveness is what a process record proves about the process it names.
+type Liveness int
+
+const (
+	// Unproved: the process could not be read, or a start cannot be compared
+	// (unknown on this OS); it may be alive.
+	Unproved Liveness = iota
+	Running           // pid is there and started at the recorded start
+	Gone              // pid is not there, or is another process that reused it
+)
+
+// Still says whether pid is still the process that started at start.
+func Still(pid int, start string) Liveness {
+	t, err := OSTable()
+	if err != nil {
+		return Unproved
+	}
+	p, err := t.Proc(pid)
+	switch {
+	case errors.Is(err, ErrEnded), err == nil && p.Exited:
+		return Gone
+	case err != nil, start == "", start == machine.Unknown, p.Start == "", p.Start == machine.Unknown:
+		return Unproved
+	case p.Start == start:
+		return Running
+	}
+	return Gone
 }

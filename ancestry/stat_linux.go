@@ -10,6 +10,9 @@ type stat struct {
 	comm  string
 	ppid  int
 	start string
+	// exited is a zombie's (state Z or X): it has ended, and its parent has not
+	// reaped it yet.
+	exited bool
 }
 
 // parseStat reads the name, parent (field 4) and start tick (field 22) of a
@@ -33,5 +36,5 @@ func parseStat(b []byte) (stat, error) {
 	if _, err := strconv.ParseUint(f[19], 10, 64); err != nil {
 		return stat{}, errors.New("the stat line's start time is not a number")
 	}
-	return stat{comm: s[open+1 : end], ppid: ppid, start: f[19]}, nil
+	return stat{comm: s[open+1 : end], ppid: ppid, start: f[19], exited: f[0] == "Z" || f[0] == "X"}, nil
 }

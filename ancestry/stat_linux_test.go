@@ -24,9 +24,10 @@ func TestParseStat(t *testing.T) {
 		want stat
 		ok   bool
 	}{
-		{"plain", statLine(40, "bash", 7, "9123"), stat{"bash", 7, "9123"}, true},
-		{"a name with spaces and parentheses", statLine(40, "a) b (c", 1, "5"), stat{"a) b (c", 1, "5"}, true},
-		{"init's parent is 0", statLine(1, "systemd", 0, "1"), stat{"systemd", 0, "1"}, true},
+		{"plain", statLine(40, "bash", 7, "9123"), stat{"bash", 7, "9123", false}, true},
+		{"a name with spaces and parentheses", statLine(40, "a) b (c", 1, "5"), stat{"a) b (c", 1, "5", false}, true},
+		{"init's parent is 0", statLine(1, "systemd", 0, "1"), stat{"systemd", 0, "1", false}, true},
+		{"a zombie has exited", strings.Replace(statLine(40, "claude", 7, "9"), " S ", " Z ", 1), stat{"claude", 7, "9", true}, true},
 		{"no name", "40 bash S 1", stat{}, false},
 		{"ends before the start time", "40 (bash) S 1 2 3", stat{}, false},
 		{"a parent that is not a number", strings.Replace(statLine(40, "x", 7, "1"), " 7 ", " q ", 1), stat{}, false},

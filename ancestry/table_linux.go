@@ -30,7 +30,7 @@ func (procfs) Proc(pid int) (Proc, error) {
 	if err != nil {
 		return Proc{}, gone(err)
 	}
-	p := Proc{PID: pid, PPID: st.ppid, Start: st.start, Argv: splitNUL(cmd)}
+	p := Proc{PID: pid, PPID: st.ppid, Start: st.start, Argv: splitNUL(cmd), Exited: st.exited}
 	if len(p.Argv) == 0 {
 		// A zombie's or a kernel thread's command line is empty, as is one a
 		// process blanked to hide it.

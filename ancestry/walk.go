@@ -23,6 +23,9 @@ type Proc struct {
 	Start string
 	// ArgsUnknown is set when the command line could not be read.
 	ArgsUnknown bool
+	// Exited is set for a process that has ended and is not reaped yet (a
+	// zombie), where the OS says so (Linux).
+	Exited bool
 }
 
 // Table reads one process at a time.

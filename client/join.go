@@ -63,14 +63,15 @@ func (s *Session) Join(a JoinArgs) int {
 	pinned := false
 	if envName == "" {
 		var err error
-		if self, pinned, err = s.Home.ReadSelf(s.Host, s.Row); err != nil {
+		if self, pinned, err = s.readSlot(); err != nil {
 			s.out("FAILED: %v; nothing was written", err)
 			return ExitFailed
 		}
 	}
+	slot := s.ident().slot
 	if pinned && self.Root != "" && self.Root != root && !a.Repin {
 		s.out("sotd join: REFUSING: the self slot %s names @%s of project %s (%s), not %s; a slot that comes to name another project's session reads that session's mail. Run sotd join --repin to re-pin it.",
-			s.Home.SelfPath(s.Host, s.Row), self.Name, self.Repo, self.Root, root)
+			s.Home.SelfPath(s.Host, slot), self.Name, self.Repo, self.Root, root)
 		return ExitConflict
 	}
 	var expertise []string
@@ -92,11 +93,19 @@ func (s *Session) Join(a JoinArgs) int {
 
 	var name string
 	var notes []string
+	var displaced *holder
 	mismatch := false
 	now := s.Now()
 	err := registry.Update(s.Home, registry.Ruled(), func(d *registry.Doc) error {
 		mismatch = d.VersionMismatch()
 		notes = notes[:0]
+		displaced = nil
+		// Another live session outside any row on this box that pins a handle
+		// keeps it: two sessions with one handle read each other's mail.
+		others := map[string]holder{}
+		if s.Row == "" && envName == "" {
+			others = s.otherSessions(d)
+		}
 		switch {
 		case explicit != "":
 			// A join from inside a row takes its handle back from the row that
@@ -106,6 +115,12 @@ func (s *Session) Join(a JoinArgs) int {
 			if row := heldBy(d, explicit); row != "" && s.Row == "" {
 				return errHeld{explicit, row}
 			}
+			if o, live := others[explicit]; live {
+				if !a.Repin {
+					return errLiveHolder{explicit, o}
+				}
+				displaced = &o
+			}
 			name = explicit
 		case pinned && !a.Repin && heldBy(d, self.Name) == "":
 			name = self.Name
@@ -113,13 +128,22 @@ func (s *Session) Join(a JoinArgs) int {
 			if pinned && !a.Repin {
 				notes = append(notes, fmt.Sprintf("comm: @%s (named by this session's self file) is held by a row; joining as this session's own derived handle", self.Name))
 			}
+			held := func(h string) bool {
+				_, live := others[h]
+				return ruling[h] != "" || live
+			}
 			var tier int
-			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d, func(h string) bool { return ruling[h] != "" })
+			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d, held)
 			if tier == 0 {
+				if o, live := others[candidates[0]]; live {
+					return errAllLive{root, candidates, o}
+				}
 				return fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(candidates[:], ", "))
 			}
 			if tier > 1 && heldBy(d, candidates[0]) != "" {
 				notes = append(notes, fmt.Sprintf("comm: @%s is held by a row; a session outside any row joins as @%s", candidates[0], name))
+			} else if o, live := others[candidates[0]]; tier > 1 && live {
+				notes = append(notes, fmt.Sprintf("comm: @%s is held by another live session on this box (%s); this session joins as @%s. A second session on one project is easier to tell apart in a git worktree (git worktree add ../%s-wt-<name>), whose handle names it.", candidates[0], o, name, repo))
 			}
 		}
 		e := d.Agents[name]
@@ -139,9 +163,14 @@ func (s *Session) Join(a JoinArgs) int {
 		return registry.ApplyStatus(e, "join", "", now)
 	})
 	var held errHeld
+	var live errLiveHolder
+	var allLive errAllLive
 	switch {
 	case errors.As(err, &held):
 		s.out("sotd join: %v", held)
+		return ExitConflict
+	case errors.As(err, &live), errors.As(err, &allLive):
+		s.out("sotd join: %v", err)
 		return ExitConflict
 	case errors.Is(err, registry.ErrUnreadable):
 		s.out("FAILED: the registry could not be read, so no handle was derived; nothing was written")
@@ -161,12 +190,45 @@ func (s *Session) Join(a JoinArgs) int {
 		s.out("joined as @%s (repo %s, root %s; named by $%s)", name, repo, root, home.EnvName)
 		return ExitOK
 	}
-	if err := s.Home.WriteSelf(s.Host, s.Row, home.Self{Name: name, Repo: repo, Root: root}); err != nil {
+	if displaced != nil {
+		if err := s.displace(*displaced); err != nil {
+			s.warn("sotd: %v", err)
+		}
+		s.warn("comm: --repin: @%s was held by %s; that session has no handle now, and its next comm command says to join", name, *displaced)
+	}
+	if pinned && self.Name != name {
+		s.warn("comm: this session was @%s (project %s); it is @%s now, and @%s stays in the registry until sotd leave --name %s", self.Name, self.Repo, name, self.Name, self.Name)
+	}
+	if err := s.writeSlot(home.Self{Name: name, Repo: repo, Root: root}); err != nil {
 		s.out("FAILED: joined as @%s but the self file could not be written (%v); run sotd join --name %s again", name, err, name)
 		return ExitFailed
 	}
 	s.out("joined as @%s (repo %s, root %s)", name, repo, root)
+	s.watch(name)
 	return ExitOK
+}
+
+// errLiveHolder refuses an explicit name another live session on this box pins.
+type errLiveHolder struct {
+	handle string
+	by     holder
+}
+
+func (e errLiveHolder) Error() string {
+	return fmt.Sprintf("REFUSING to join: @%s is held by another live session on this box (%s); two sessions with one handle read each other's mail. Join with another --name, or pass --repin to take @%s from that session.", e.handle, e.by, e.handle)
+}
+
+// errAllLive refuses a join whose every derived handle another live session of
+// this project holds.
+type errAllLive struct {
+	root  string
+	tiers [3]string
+	by    holder
+}
+
+func (e errAllLive) Error() string {
+	return fmt.Sprintf("REFUSING to join: every derived handle for %s (%s) is held by another live session on this box (@%s: %s). A second session on one project works in a git worktree: git worktree add ../%s-wt-<name>, then join from there; or join with --name.",
+		e.root, strings.Join(e.tiers[:], ", "), e.tiers[0], e.by, filepath.Base(e.root))
 }
 
 // daemonRuling asks this box's daemon, before the registry lock, which of the

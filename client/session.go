@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -21,6 +20,8 @@ type Session struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Now    func() time.Time
+
+	id *identity // decided on first use (ident)
 }
 
 // NewSession reads the environment.
@@ -52,13 +53,13 @@ func (s *Session) warn(format string, args ...any) {
 // ErrNotJoined says a session has no handle yet.
 var ErrNotJoined = errors.New("this session has not joined; run sotd join first")
 
-// Me is this session's handle: $SOT_COMM_NAME, else the self file this host and row
-// pin. A session with neither has not joined.
+// Me is this session's handle: $SOT_COMM_NAME, else the one its self slot pins
+// (see identity). A session with neither has not joined.
 func (s *Session) Me() (string, error) {
 	if n := os.Getenv(home.EnvName); n != "" {
 		return n, home.CheckHandle(n)
 	}
-	self, ok, err := s.Home.ReadSelf(s.Host, s.Row)
+	self, ok, err := s.readSlot()
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +87,7 @@ func (s *Session) bindingRefusal(e *registry.Entry, name string) string {
 // it, and an agent started inside a session has no comm identity. On a refusal
 // the verb does nothing and exits 1 with the reason.
 func (s *Session) admitted() bool {
-	if err := ancestry.Allowed(s.Home, s.Host, s.Row); err != nil {
+	if err := s.ident().refused; err != nil {
 		s.out("FAILED: %v; nothing was done", err)
 		return false
 	}

@@ -171,8 +171,8 @@ func (s *Session) Leave(name string) int {
 		s.out("FAILED: %v", err)
 		return ExitFailed
 	}
-	if own {
-		if err := s.Home.RemoveSelf(s.Host, s.Row); err != nil {
+	if self, pinned, _ := s.readSlot(); own && pinned && self.Name == name {
+		if err := s.Home.RemoveSelf(s.Host, s.ident().slot); err != nil {
 			s.warn("sotd: %v", err)
 		}
 	}

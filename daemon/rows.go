@@ -119,17 +119,44 @@ func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) 
 }
 
 // destroy removes a row: its process group ends, it is Terminal, and it holds
-// no handle any more.
+// no handle any more: each handle bound to it is made not live at once, so mail
+// to it is refused (no live session holds @h) rather than filed into an inbox
+// nobody reads for the ten minutes its last stamp would last.
 func (m *rowsManager) destroy(id string) (wire.Done, error) {
+	if ri, err := m.b.Info(id); err == nil && ri.Phase == rows.Terminal {
+		return wire.Done{}, wire.Refuse(rows.Code(rows.ErrNoRow), "row %s was already removed; nothing was done", id)
+	}
 	if err := m.b.Remove(id); err != nil {
 		return wire.Done{}, rowRefusal("the row was not removed", err)
 	}
 	if err := ancestry.ForgetRunner(m.home, m.host, id); err != nil {
 		m.log.Warn("the removed row's runner record stays", "row", id, "err", err)
 	}
+	if err := m.release(id); err != nil {
+		m.log.Warn("the removed row's handles were not marked ended; mail to them files until their last stamp is ten minutes old", "row", id, "err", err)
+	}
 	m.signal()
 	m.log.Info("row removed", "row", id)
 	return wire.Done{OK: true}, nil
+}
+
+// release ends the liveness of the handles the registry binds to row on this
+// box: an empty last_seen is live to no reader. The binding stays, naming the
+// ended row, so the row's handle is cleared for a join as any ended row's is.
+func (m *rowsManager) release(row string) error {
+	return registry.Update(m.home, registry.Ruled(), func(d *registry.Doc) error {
+		n := 0
+		for _, e := range d.Agents {
+			if e.Host == m.host && e.WorkspaceID == row && e.LastSeen != "" {
+				e.LastSeen = ""
+				n++
+			}
+		}
+		if n == 0 {
+			return registry.ErrSkip
+		}
+		return nil
+	})
 }
 
 // list is every row with the registry facts of the handle bound to it. An
@@ -293,6 +320,10 @@ func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bo
 		var req wire.AgentJoin
 		err = decode(&req)
 		run = func() (any, error) { return m.join(req) }
+	case wire.OpSessionWatch:
+		var req wire.SessionWatch
+		err = decode(&req)
+		run = func() (any, error) { return m.watchSession(req) }
 	default:
 		return nil, false, nil
 	}

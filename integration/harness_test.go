@@ -52,7 +52,8 @@ type box struct {
 	t     testing.TB
 	home  string
 	host  string
-	hosts string // its hosts.toml ($SOT_HOSTS); absent unless a test writes it
+	hosts string   // its hosts.toml ($SOT_HOSTS); absent unless a test writes it
+	extra []string // more environment for every process of the box
 }
 
 func newBox(t testing.TB, host string) *box {
@@ -72,6 +73,7 @@ func (b *box) env(handle string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host, "SOT_HOSTS="+b.hosts)
+	env = append(env, b.extra...)
 	if handle != "" {
 		env = append(env, "SOT_COMM_NAME="+handle)
 	}

@@ -38,6 +38,8 @@ func runHelper() int {
 		err = sendDirect(from, to, n)
 	case "daemon":
 		err = sendViaDaemon(from, to, n)
+	case "session":
+		err = runSession()
 	default:
 		err = fmt.Errorf("unknown helper %q", os.Getenv(helperEnv))
 	}

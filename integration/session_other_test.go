@@ -1,0 +1,7 @@
+//go:build !linux
+
+package integration
+
+import "errors"
+
+func runSession() error { return errors.New("session processes run on Linux only") }

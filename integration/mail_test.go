@@ -79,11 +79,15 @@ func TestSendFileBodyFromStdin(t *testing.T) {
 	}
 }
 
-// Sixteen processes send 500 lines each into one inbox, half through their own
-// append (route 1) and half through the daemon's group commit; every line must be
-// there once, whole, with a unique id.
+// Sixteen processes send 500 lines each (60 without the soak tag) into one inbox,
+// half through their own append (route 1) and half through the daemon's group
+// commit; every line must be there once, whole, with a unique id.
 func TestManyWritersMixedRoutes(t *testing.T) {
-	const procs, each = 16, 500
+	const procs = 16
+	each := 60
+	if soak {
+		each = 500
+	}
 	b := newBox(t, "box")
 	b.serve()
 	b.must("sink", "join")

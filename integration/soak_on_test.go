@@ -1,0 +1,5 @@
+//go:build soak
+
+package integration
+
+const soak = true

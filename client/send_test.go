@@ -7,12 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // A refusal's sentence can be another box's words. Printed after "FAILED ->
@@ -20,11 +20,7 @@ import (
 // that reads "filed -> @x", and an escape sequence in it reaches the terminal
 // as text.
 func TestSendPrintsARemoteRefusalOnOneLine(t *testing.T) {
-	dir, err := os.MkdirTemp("", "c") // short: a socket path in it must fit
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "c") // short: a socket path in it must fit
 	h, err := home.At(dir)
 	if err != nil {
 		t.Fatal(err)

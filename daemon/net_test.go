@@ -32,11 +32,7 @@ type netBox struct {
 // its key.
 func boxHome(t testing.TB, box string, agents map[string]time.Time) (home.Home, string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "sn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "sn")
 	h, err := home.At(dir)
 	if err != nil {
 		t.Fatal(err)

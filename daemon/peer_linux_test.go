@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -80,11 +81,7 @@ func TestHelperPeer(t *testing.T) {
 // copyTestBinary puts this test binary where another user may run it.
 func copyTestBinary(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "sdbin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "sdbin")
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

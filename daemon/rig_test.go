@@ -72,11 +72,7 @@ type rig struct {
 func newHome(t testing.TB) home.Home {
 	t.Helper()
 	t.Setenv(home.EnvSocket, "")
-	dir, err := os.MkdirTemp("", "sd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "sd")
 	h, err := home.At(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -22,11 +22,7 @@ import (
 func box(t *testing.T) (home.Home, Sessions) {
 	t.Helper()
 	t.Setenv(home.EnvSocket, "")
-	dir, err := os.MkdirTemp("", "mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "mcp")
 	h, err := home.At(dir)
 	if err != nil {
 		t.Fatal(err)

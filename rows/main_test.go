@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
 )
@@ -93,11 +94,7 @@ func newPTY(t testing.TB, opt rows.Options) rows.Backend {
 
 // tmuxHome is a comm home for one test, short enough for a socket path in it.
 func tmuxHome(t testing.TB) home.Home {
-	dir, err := os.MkdirTemp("", "rows")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "rows")
 	return home.Home{Dir: dir}
 }
 

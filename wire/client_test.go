@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"go.uber.org/goleak"
 )
 
@@ -23,11 +23,7 @@ type peer struct {
 // sockPath is a socket path short enough for any OS's limit (t.TempDir's are not).
 func sockPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "wc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t, "wc")
 	return filepath.Join(dir, "s.sock")
 }
 

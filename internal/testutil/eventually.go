@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -17,4 +18,17 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// ShortDir makes a folder under the system's temp root, removed when the test
+// ends. A socket path under t.TempDir() can pass the OS's limit (104 bytes on
+// macOS, 108 on Linux); one under ShortDir cannot.
+func ShortDir(t testing.TB, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wire"
@@ -37,12 +38,8 @@ func TestDialogWatch(t *testing.T) {
 			}
 			waitEntry := func(what string, ok func(*registry.Entry) bool) {
 				t.Helper()
-				deadline := time.Now().Add(10 * time.Second)
-				for !ok(entry()) {
-					if time.Now().After(deadline) {
-						t.Fatalf("Repo-box never showed %s: %+v", what, entry())
-					}
-					time.Sleep(20 * time.Millisecond)
+				if !testutil.Within(10*time.Second, func() bool { return ok(entry()) }) {
+					t.Fatalf("Repo-box never showed %s: %+v", what, entry())
 				}
 			}
 

@@ -85,13 +85,18 @@ func fakeSpawn(t testing.TB, label, handle string) (wire.WorkspaceSpawn, string)
 func waitRow(t testing.TB, c *wire.Client, id, what string, ok func(wire.Workspace) bool) wire.Workspace {
 	t.Helper()
 	var last wire.WorkspaceList
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	var found wire.Workspace
+	if testutil.Within(10*time.Second, func() bool {
 		last = rowCall[wire.WorkspaceList](t, c, wire.OpWorkspaceList, struct{}{})
 		for _, w := range last.Workspaces {
 			if w.ID == id && ok(w) {
-				return w
+				found = w
+				return true
 			}
 		}
+		return false
+	}) {
+		return found
 	}
 	t.Fatalf("row %s never showed %s; workspace.list: %+v", id, what, last)
 	return wire.Workspace{}
@@ -101,11 +106,11 @@ func waitRow(t testing.TB, c *wire.Client, id, what string, ok func(wire.Workspa
 func waitScreen(t testing.TB, c *wire.Client, id, what string, ok func(wire.PtyScreen) bool) wire.PtyScreen {
 	t.Helper()
 	var last wire.PtyScreen
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	if testutil.Within(10*time.Second, func() bool {
 		last = rowCall[wire.PtyScreen](t, c, wire.OpPtyScreen, wire.WorkspaceRef{WorkspaceID: id})
-		if ok(last) {
-			return last
-		}
+		return ok(last)
+	}) {
+		return last
 	}
 	t.Fatalf("row %s never showed %s; last screen:\n%s", id, what, strings.Join(last.Lines, "\n"))
 	return last

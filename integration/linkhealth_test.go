@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/doctor"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // doctorOn runs `sotd doctor --json` on b and returns its report and exit code.
@@ -38,17 +39,12 @@ func checkOf(t *testing.T, rep doctor.Report, name string) doctor.Check {
 // doctorUntil runs doctor on b until ok says its report is the one awaited.
 func doctorUntil(t *testing.T, b *box, within time.Duration, what string, ok func(doctor.Report, int) bool) (doctor.Report, int) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		rep, code := doctorOn(t, b)
-		if ok(rep, code) {
-			return rep, code
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("doctor on %s did not say %s within %s; last (exit %d): %+v", b.host, what, within, code, rep.Checks)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var rep doctor.Report
+	var code int
+	if !testutil.Within(within, func() bool { rep, code = doctorOn(t, b); return ok(rep, code) }) {
+		t.Fatalf("doctor on %s did not say %s within %s; last (exit %d): %+v", b.host, what, within, code, rep.Checks)
 	}
+	return rep, code
 }
 
 // metricsOf scrapes b's /metrics at the address and token `sotd url` prints.

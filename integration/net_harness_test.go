@@ -157,12 +157,8 @@ func (d *daemon) kill() {
 // waitLog waits until d's log holds sub.
 func waitLog(t testing.TB, d *daemon, sub string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !d.logs.Contains(sub) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon's log did not say %s within %s:\n%s", sub, within, d.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Within(within, func() bool { return d.logs.Contains(sub) }) {
+		t.Fatalf("the daemon's log did not say %s within %s:\n%s", sub, within, d.logs.String())
 	}
 }
 

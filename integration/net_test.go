@@ -324,19 +324,16 @@ func TestLinkCutByAProxyReconnects(t *testing.T) {
 
 	c := ga.dial("alice")
 	req := wire.CommFile{From: "alice", To: "bob", Text: "through the cut", ID: mail.NewID()}
-	deadline := time.Now().Add(30 * time.Second)
 	tries := 0
-	for {
+	var err error
+	filed := testutil.Within(30*time.Second, func() bool {
 		tries++
 		var res wire.CommFiled
-		err := c.Call(context.Background(), wire.OpCommFile, req, &res)
-		if err == nil && res.OK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no link 30s after the proxy came back: %v\n%s", err, n.daemons["ga"].logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
+		err = c.Call(context.Background(), wire.OpCommFile, req, &res)
+		return err == nil && res.OK
+	})
+	if !filed {
+		t.Fatalf("no link 30s after the proxy came back: %v\n%s", err, n.daemons["ga"].logs.String())
 	}
 	if got := strings.Count(hub.logs.String(), `msg="link up" box=ga `); got < 2 {
 		t.Fatalf("the hub saw ga link %d times, want again after the cut", got)

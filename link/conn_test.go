@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -149,7 +150,7 @@ func TestABlockedHandlerDelaysNoOtherAnswer(t *testing.T) {
 			if err := <-stuck; !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("the stuck call = %v, want its deadline", err)
 			}
-			if tr.name == "quic" && !within(2*time.Second, stuckEnded.Load) {
+			if tr.name == "quic" && !testutil.Within(2*time.Second, stuckEnded.Load) {
 				t.Error("the abandoned stream's handler never saw its ctx end")
 			}
 			if err := g.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "a", To: "after"}, &got); err != nil || got.To != "after" {
@@ -197,7 +198,7 @@ func TestEventsArriveInOrder(t *testing.T) {
 			count := func(s *seen, n int) func() bool {
 				return func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.dir) >= n }
 			}
-			if !within(5*time.Second, count(&atHub, len(events))) || !within(5*time.Second, count(&atGuest, 1)) {
+			if !testutil.Within(5*time.Second, count(&atHub, len(events))) || !testutil.Within(5*time.Second, count(&atGuest, 1)) {
 				t.Fatalf("events seen: %d at the hub, %d at the guest", len(atHub.dir), len(atGuest.dir))
 			}
 			atHub.mu.Lock()
@@ -326,7 +327,7 @@ func TestWebSocketRefusesAPeerThatOverrunsItsBound(t *testing.T) {
 			}
 		})
 	}
-	if !within(5*time.Second, func() bool { return busy.Load()+handled.Load() >= sent-MaxInFlight-1 && busy.Load() > 0 }) {
+	if !testutil.Within(5*time.Second, func() bool { return busy.Load()+handled.Load() >= sent-MaxInFlight-1 && busy.Load() > 0 }) {
 		t.Fatalf("busy %d, handled %d of %d", busy.Load(), handled.Load(), sent)
 	}
 	close(release)

@@ -53,7 +53,7 @@ func TestRefusedLinksGetNothing(t *testing.T) {
 					t.Fatalf("dial error %q (refused: %v); want a refusal saying %q", err, errors.Is(err, ErrRefused), tc.guestErr)
 				}
 				t.Logf("the guest is told: %v", err)
-				if tc.hubLog != nil && !within(2*time.Second, func() bool { return contains(h.log.String(), tc.hubLog...) }) {
+				if tc.hubLog != nil && !testutil.Within(2*time.Second, func() bool { return contains(h.log.String(), tc.hubLog...) }) {
 					t.Fatalf("hub log lacks %q:\n%s", tc.hubLog, h.log.String())
 				}
 				select {

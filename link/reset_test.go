@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -36,7 +37,7 @@ func TestRestartedHubEndsOldLinksAtOnce(t *testing.T) {
 	if err := g.Call(cctx, wire.OpCommFile, wire.CommFile{From: "a", To: "b", Text: "x"}, nil); err == nil {
 		t.Fatal("a call over a link to a hub that restarted was answered")
 	}
-	if !within(2*time.Second, func() bool { return g.Err() != nil }) {
+	if !testutil.Within(2*time.Second, func() bool { return g.Err() != nil }) {
 		t.Fatalf("the guest's link is still up %s after the hub restarted; it should end at the first packet", time.Since(start).Round(time.Millisecond))
 	}
 	t.Logf("the old link ended after %s: %v", time.Since(start).Round(time.Millisecond), g.Err())

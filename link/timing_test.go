@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/metrics"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -154,7 +155,7 @@ func TestHealthOverARealLink(t *testing.T) {
 			guestCfg := Config{Heartbeat: every, Now: func() time.Time { return time.Now().Add(skew) }}
 			hubEnd, g, _ := pair(t, tr.dial, hubCfg, guestCfg)
 			enough := func() bool { return hubEnd.Health().Samples >= 5 && g.Health().Samples >= 5 }
-			if !within(5*time.Second, enough) {
+			if !testutil.Within(5*time.Second, enough) {
 				t.Fatalf("samples after 5s: %d at the hub, %d at the guest", hubEnd.Health().Samples, g.Health().Samples)
 			}
 			for _, end := range []struct {
@@ -196,7 +197,7 @@ func TestTheFirstSampleDoesNotWaitAnInterval(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			hubEnd, g, _ := pair(t, tr.dial, Config{Heartbeat: time.Hour}, Config{Heartbeat: time.Hour})
-			if !within(5*time.Second, func() bool { return hubEnd.Health().Samples > 0 && g.Health().Samples > 0 }) {
+			if !testutil.Within(5*time.Second, func() bool { return hubEnd.Health().Samples > 0 && g.Health().Samples > 0 }) {
 				t.Fatalf("samples: %d at the hub, %d at the guest; want the start's exchange timed", hubEnd.Health().Samples, g.Health().Samples)
 			}
 		})

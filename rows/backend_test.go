@@ -312,12 +312,8 @@ func TestConcurrentInputsDoNotInterleave(t *testing.T) {
 		for _, w := range words {
 			total += len(w)
 		}
-		deadline := time.Now().Add(wait)
 		var got []byte
-		for len(got) < total && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-			got, _ = os.ReadFile(log)
-		}
+		testutil.Within(wait, func() bool { got, _ = os.ReadFile(log); return len(got) >= total })
 		rest := string(got)
 		for _, w := range words {
 			if !strings.Contains(rest, w) {

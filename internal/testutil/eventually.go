@@ -11,13 +11,23 @@ import (
 // followed by an assertion is either slow or flaky, and a hand-written deadline loop is a twin.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if !Within(within, cond) {
+		t.Fatalf("waited %s for %s", within, what)
+	}
+}
+
+// Within polls cond until it holds or the bound passes, and says whether it
+// held: for a test that reports more than Eventually's sentence when it did not
+// (the last screen, the daemon's log).
+func Within(within time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", within, what)
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return true
 }
 
 // ShortDir makes a folder under the system's temp root, removed when the test

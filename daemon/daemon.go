@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/user"
 	"sync"
@@ -110,7 +109,8 @@ func New(cfg Config) (*Daemon, error) {
 
 // Run serves until ctx is cancelled, then stops accepting, answers every request
 // already read (letting its batch finish), closes every connection, removes the
-// socket and returns nil. An error means the daemon could not start.
+// socket and returns nil. An error means the daemon could not start, or could
+// not put back its socket and locks after they were deleted (watchRun).
 func (d *Daemon) Run(ctx context.Context) error {
 	h := d.cfg.Home
 	if err := registry.Ensure(h); err != nil {
@@ -120,11 +120,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		d.log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
 	}
-	presence, err := holdPresence(h)
+	presence, err := holdPresence(h, d.cfg.Host)
 	if err != nil {
 		return err
 	}
-	defer presence.Unlock()
+	defer presence.release()
 	d.net = d.newNetwork()
 	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
@@ -141,6 +141,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := presence.claim(); err != nil {
+		return errors.Join(err, ep.close())
+	}
+	ctx, lose := context.WithCancel(ctx)
+	defer lose()
+	stopWatch := d.watchRun(ep, presence, lose)
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	stopNet := d.net.start(mgr, f, b)
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
@@ -149,24 +155,25 @@ func (d *Daemon) Run(ctx context.Context) error {
 	stopRows := d.rows.start(d.dialogEvery)
 	stopWake := d.rows.startWake(f, d.filed)
 	stopWeb := d.startWeb(f)
-	d.serve(ctx, ep.ln, b)
+	d.serve(ctx, ep, b)
+	lost := stopWatch()
 	stopWeb()
 	stopWake()
 	stopRows()
 	stopNet()
-	err = ep.close()
+	err = errors.Join(lost, ep.close())
 	d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	return err
 }
 
 // serve accepts until ctx ends, then waits for every connection and committer.
-func (d *Daemon) serve(ctx context.Context, ln *net.UnixListener, b *batcher) {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
+func (d *Daemon) serve(ctx context.Context, ep *endpoint, b *batcher) {
+	stop := context.AfterFunc(ctx, ep.stop)
 	defer stop()
 	var conns sync.WaitGroup
 	slots := make(chan struct{}, d.maxConns)
 	for d.connSlot(ctx, slots) {
-		nc, err := ln.AcceptUnix()
+		nc, err := ep.accept()
 		if err != nil {
 			<-slots
 			if ctx.Err() != nil {

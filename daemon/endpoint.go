@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -19,8 +20,12 @@ import (
 // endpoint is the listening socket and the lock that makes it this daemon's.
 type endpoint struct {
 	path string
-	ln   *net.UnixListener
-	lock *flock.Flock
+
+	mu     sync.Mutex // guards what follows, which the run/ watch replaces
+	ln     *net.UnixListener
+	sock   os.FileInfo // the socket file as bound; nil where the OS cannot stat one
+	lock   *flock.Flock
+	closed bool // accepting has stopped: nothing is bound again
 }
 
 // probeWait bounds the dial that asks whether a daemon answers at a socket.
@@ -35,9 +40,7 @@ func listen(path string, log *slog.Logger) (*endpoint, error) {
 	if err := home.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("prepare the socket folder: %w", err)
 	}
-	// The lock file is never removed: a starter holding the old file's descriptor
-	// would lock an orphan while a third locks the new one.
-	lock := flock.New(path+".lock", flock.SetPermissions(home.FileMode))
+	lock := socketLock(path)
 	held, err := lock.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", lock.Path(), err)
@@ -58,27 +61,80 @@ func listen(path string, log *slog.Logger) (*endpoint, error) {
 		lock.Unlock()
 		return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, sock, err := bind(path, log)
 	if err != nil {
 		lock.Unlock()
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
+		return nil, err
+	}
+	return &endpoint{path: path, ln: ln, sock: sock, lock: lock}, nil
+}
+
+// socketLock is the lock beside the socket at path. Its file is never removed:
+// a starter holding the old file's descriptor would lock an orphan while a
+// third locks the new one.
+func socketLock(path string) *flock.Flock {
+	return flock.New(path+".lock", flock.SetPermissions(home.FileMode))
+}
+
+// bind listens at path, where no file is, with a private socket.
+func bind(path string, log *slog.Logger) (*net.UnixListener, os.FileInfo, error) {
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	ln.SetUnlinkOnClose(false) // close removes it, once, after the last answer
 	if err := privateSocket(path); err != nil {
 		ln.Close()
 		os.Remove(path)
-		lock.Unlock()
-		return nil, fmt.Errorf("make the socket %s private (0600): %w", path, err)
+		return nil, nil, fmt.Errorf("make the socket %s private (0600): %w", path, err)
 	}
-	return &endpoint{path: path, ln: ln, lock: lock}, nil
+	sock, err := os.Lstat(path)
+	if err != nil {
+		log.Warn("the socket file cannot be read back, so a deleted one is not put back", "socket", path, "err", err)
+		sock = nil
+	}
+	return ln, sock, nil
 }
 
-// close removes the socket, then lets the next daemon take the lock.
-func (e *endpoint) close() error {
+// accept is the next connection on the socket the daemon listens on now: the
+// run/ watch may have bound a new one in the deleted one's place.
+func (e *endpoint) accept() (*net.UnixConn, error) {
+	for {
+		e.mu.Lock()
+		ln := e.ln
+		e.mu.Unlock()
+		c, err := ln.AcceptUnix()
+		if err == nil {
+			return c, nil
+		}
+		e.mu.Lock()
+		moved := e.ln != ln && !e.closed
+		e.mu.Unlock()
+		if !moved {
+			return nil, err
+		}
+	}
+}
+
+// stop ends accepting; the socket stays until close.
+func (e *endpoint) stop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
 	e.ln.Close()
+}
+
+// close removes the socket, unless another daemon's is there now, then lets
+// the next daemon take the lock.
+func (e *endpoint) close() error {
+	e.stop()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var errs []error
-	if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		errs = append(errs, fmt.Errorf("remove the socket %s: %w", e.path, err))
+	if fi, err := os.Lstat(e.path); err == nil && (e.sock == nil || os.SameFile(fi, e.sock)) {
+		if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove the socket %s: %w", e.path, err))
+		}
 	}
 	if err := e.lock.Unlock(); err != nil {
 		errs = append(errs, fmt.Errorf("release %s: %w", e.lock.Path(), err))

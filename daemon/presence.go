@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry/reglock"
 )
 
 // presenceWait bounds a starting daemon's wait for a lock-manager reset to end.
@@ -26,8 +30,50 @@ func daemonsLock(h home.Home) *flock.Flock {
 	return flock.New(filepath.Join(h.Dir, "run", "daemons.lock"), flock.SetPermissions(home.FileMode))
 }
 
-// holdPresence takes daemons.lock shared for this daemon's life.
-func holdPresence(h home.Home) (*flock.Flock, error) {
+// presence is what marks a daemon as running on its home: run/daemons.lock held
+// shared, and the record daemon.<box> in the home's root naming its process. A
+// flock binds only those who open the same file, so once run/ is deleted under
+// a daemon (its socket, the socket's lock and daemons.lock with it) a second
+// daemon for the same box would make new files, lock them and start beside the
+// first, and a reset would take a daemons.lock no daemon holds. The record
+// outlives run/ and is checked against the live process it names, so serve
+// refuses while the first runs; the run/ watch puts the files back.
+type presence struct {
+	h      home.Home
+	host   string
+	record string // <home>/daemon.<box>
+
+	mu     sync.Mutex   // guards shared and mine, which the run/ watch replaces
+	shared *flock.Flock // run/daemons.lock
+	mine   os.FileInfo  // the record as this daemon wrote it; nil before claim
+}
+
+// presenceRecord is the record of the daemon of box host on h: one line in the
+// form of a registry lock holder, name:machine:boot:pidns:pid:start.
+func presenceRecord(h home.Home, host string) string {
+	return filepath.Join(h.Dir, "daemon."+home.FileName(host))
+}
+
+// holdPresence refuses while another daemon runs on h for box host, then takes
+// daemons.lock shared for this daemon's life. claim writes the record once the
+// socket is this daemon's.
+func holdPresence(h home.Home, host string) (*presence, error) {
+	p := &presence{h: h, host: host, record: presenceRecord(h, host)}
+	if other, ok, err := p.other(); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("a daemon already serves this home for box %s: pid %d, as %s records; stop it first (kill %d, or stop the service that runs it), then start this one", host, other.PID, p.record, other.PID)
+	}
+	l, err := takeShared(h)
+	if err != nil {
+		return nil, err
+	}
+	p.shared = l
+	return p, nil
+}
+
+// takeShared takes daemons.lock shared, waiting out a lock-manager reset.
+func takeShared(h home.Home) (*flock.Flock, error) {
 	if err := home.MkdirPrivate(filepath.Join(h.Dir, "run")); err != nil {
 		return nil, err
 	}
@@ -42,6 +88,81 @@ func holdPresence(h home.Home) (*flock.Flock, error) {
 		return nil, fmt.Errorf("%s stayed locked for %s: a lock-manager reset is running on this folder; start the daemon again when it has finished", l.Path(), presenceWait)
 	}
 	return l, nil
+}
+
+// other is the process the record names when this box sees it running and it
+// is not this process (tests run several daemons in one, which the socket's
+// lock sets apart). A record that does not parse names nobody.
+func (p *presence) other() (reglock.Holder, bool, error) {
+	b, err := p.h.ReadFile(p.record)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return reglock.Holder{}, false, nil
+	case err != nil:
+		return reglock.Holder{}, false, fmt.Errorf("read the daemon record %s: %w", p.record, err)
+	}
+	r, ok := reglock.ParseHolder(strings.TrimSpace(string(b)))
+	return r, ok && r.PID != os.Getpid() && reglock.Running(r), nil
+}
+
+// claim writes the record naming this process.
+func (p *presence) claim() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.claimLocked()
+}
+
+func (p *presence) claimLocked() error {
+	if err := home.WriteAtomic(p.record, []byte(reglock.Me(p.host).String()+"\n")); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(p.record)
+	if err != nil {
+		return fmt.Errorf("read back %s: %w", p.record, err)
+	}
+	p.mine = fi
+	return nil
+}
+
+// restore puts back daemons.lock and the record where their paths no longer
+// name what this daemon holds, and says which it put back. It fails when
+// another daemon's record has replaced this one's: that daemon runs now.
+func (p *presence) restore() ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var put []string
+	if !holds(p.shared) {
+		l, err := takeShared(p.h)
+		if err != nil {
+			return put, err
+		}
+		p.shared.Unlock()
+		p.shared = l
+		put = append(put, l.Path())
+	}
+	if fi, err := os.Lstat(p.record); err == nil && os.SameFile(fi, p.mine) {
+		return put, nil
+	}
+	if other, ok, err := p.other(); err != nil {
+		return put, err
+	} else if ok {
+		return put, fmt.Errorf("%s now names pid %d, another daemon serving this home for box %s", p.record, other.PID, p.host)
+	}
+	if err := p.claimLocked(); err != nil {
+		return put, err
+	}
+	return append(put, p.record), nil
+}
+
+// release removes the record, unless another daemon's has replaced it, and
+// lets daemons.lock go.
+func (p *presence) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fi, err := os.Lstat(p.record); err == nil && p.mine != nil && os.SameFile(fi, p.mine) {
+		os.Remove(p.record)
+	}
+	p.shared.Unlock()
 }
 
 // ResetLockManager is `sotd lock-manager reset`: it replaces the folder's

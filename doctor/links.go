@@ -80,7 +80,7 @@ func checkLinks(e Env, f hostsFile, st wire.LinkStatus, err error) Check {
 	if len(down) == 0 {
 		c.Level, c.Detail = OK, fmt.Sprintf("this %s holds every link it should: %s", st.Role, strings.Join(up, "; "))
 		if len(up) == 0 {
-			c.Detail = fmt.Sprintf("this %s should hold no link: no box in %s has frontend = true", st.Role, f.path)
+			c.Detail = fmt.Sprintf("this %s should hold no link: no box in %s other than the hub has daemon or frontend = true", st.Role, f.path)
 		}
 		return c
 	}
@@ -112,7 +112,7 @@ func guestFix(e Env, f hostsFile, hub string) string {
 // hubFix says how to bring up the links of the guests down.
 func hubFix(e Env, f hostsFile, down []string) string {
 	boxes := strings.Join(down, ", ")
-	return fmt.Sprintf("Start sotd serve on %s and run sotd doctor there; its hosts.toml must name %s as hub at the addr (or ws_addr, where UDP is blocked) this box listens on, and %s here must pin its key (the last field of its sotd id) under [host.<box>]. A box that should not link: set frontend = false under its table.", boxes, e.Host, f.path)
+	return fmt.Sprintf("Start sotd serve on %s and run sotd doctor there; its hosts.toml must name %s as hub at the addr (or ws_addr, where UDP is blocked) this box listens on, and %s here must pin its key (the last field of its sotd id) under [host.<box>]. A box that should not link: set daemon = false and frontend = false under its table.", boxes, e.Host, f.path)
 }
 
 // sinceText is a link.status time to the second, as a person reads it.

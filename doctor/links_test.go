@@ -147,7 +147,7 @@ func TestCheckLinks(t *testing.T) {
 			fix:    []string{`addr = "10.0.0.1:4433"`, `or its ws_addr = "10.0.0.1:4443" over TCP`}},
 		{name: "a guest never linked", hosts: "hub", st: hubOf(gaUp, gxDown), level: Fail,
 			detail: []string{"gx down since 2030-01-01T00:00:00Z", "ga up over ws, round trip 12.5 ms"},
-			fix:    []string{"Start sotd serve on gx", "name box as hub", "frontend = false"}},
+			fix:    []string{"Start sotd serve on gx", "name box as hub", "set daemon = false and frontend = false"}},
 		{name: "hub with every guest linked", hosts: "hub", st: hubOf(gaUp), level: OK, detail: []string{"this hub holds every link it should: ga up"}},
 		{name: "hub with no guest to link", hosts: "hub", st: hubOf(), level: OK, detail: []string{"should hold no link"}},
 	}, checkLinks)

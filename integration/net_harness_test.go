@@ -67,7 +67,7 @@ func (n *network) add(name string) *box {
 type hostLine struct {
 	name     string
 	key      string // "" for the box's own key
-	frontend bool   // it should hold a link to the hub
+	frontend bool   // frontend = true; every guest listed runs a daemon, so each should link
 }
 
 // hostsTOML is a hosts.toml naming hb as hub at addr (QUIC) and ws

@@ -56,16 +56,20 @@ func (t *Topology) BoxWithKey(key string) (string, bool) {
 	return "", false
 }
 
-// ShouldLink lists, sorted, the boxes that should hold a link to the hub: the
-// frontend boxes other than the hub. When one holds none, a handle no linked
-// box knows is answered "...; not linked: <boxes>".
+// ShouldLink lists, sorted, the boxes that should hold a link to the hub:
+// every box other than the hub with daemon or frontend = true. A daemon box
+// without a frontend still holds handles (a session there, or a folder of its
+// own), so while it relinks or is cut off a handle no linked box knows may be
+// its; a frontend box with no daemon never links, which Parse warns of. When
+// one holds none, a handle no linked box knows is answered "...; not linked:
+// <boxes>" rather than as unknown.
 func (t *Topology) ShouldLink() []string {
 	if t == nil {
 		return nil
 	}
 	var names []string
 	for name, h := range t.Hosts {
-		if h.Frontend && name != t.Hub {
+		if (h.Daemon || h.Frontend) && name != t.Hub {
 			names = append(names, name)
 		}
 	}

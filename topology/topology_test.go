@@ -7,7 +7,8 @@ import (
 )
 
 func TestTopologyQueries(t *testing.T) {
-	top, _, err := Parse([]byte(base + "[host.kiln]\ndaemon = true\nfrontend = true\nkey = \"ed25519:cccc\"\n[host.wall]\nfrontend = true\ndaemon = true\nkey = \"ed25519:dddd\"\n"))
+	top, _, err := Parse([]byte(base + "[host.kiln]\ndaemon = true\nfrontend = true\nkey = \"ed25519:cccc\"\n[host.wall]\nfrontend = true\ndaemon = true\nkey = \"ed25519:dddd\"\n" +
+		"[host.vault]\ndaemon = true\nkey = \"ed25519:eeee\"\n[host.kiosk]\nfrontend = true\nkey = \"ed25519:ffff\"\n[host.spare]\nkey = \"ed25519:gggg\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,10 @@ func TestTopologyQueries(t *testing.T) {
 			t.Errorf("BoxWithKey(%q) = %q, %v; want %q", key, got, ok, want)
 		}
 	}
-	if got, want := top.ShouldLink(), []string{"anvil", "kiln", "wall"}; !reflect.DeepEqual(got, want) {
+	// A daemon box with no frontend (vault) holds handles too, and a frontend
+	// box with no daemon (kiosk) is never linked, as Parse warns; a box with
+	// neither (spare) takes no part.
+	if got, want := top.ShouldLink(), []string{"anvil", "kiln", "kiosk", "vault", "wall"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ShouldLink = %q, want %q", got, want)
 	}
 	if none.ShouldLink() != nil {

@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// RunWatchEvery is how often a daemon checks that the files it holds by path
+// are still there.
+const RunWatchEvery = 2 * time.Second
+
+// watchRun checks, every RunWatchEvery until stop, that the paths of the
+// socket, its lock, run/daemons.lock and the daemon's record still name the
+// files this daemon holds. Deleting run/ (a cleanup script, a tmpfs
+// remounted) leaves a daemon listening on a socket no client reaches and
+// holding locks no other daemon sees. What is gone it puts back in place and
+// logs as an error, once each time; when it cannot (another daemon holds the
+// path now) it calls fail, which ends the daemon rather than let two run, and
+// stop returns why.
+func (d *Daemon) watchRun(ep *endpoint, p *presence, fail func()) (stop func() error) {
+	done := make(chan struct{})
+	var (
+		wg   sync.WaitGroup
+		lost error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(RunWatchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			put, err := ep.restore(d.log)
+			if err == nil {
+				var more []string
+				more, err = p.restore()
+				put = append(put, more...)
+			}
+			if len(put) > 0 {
+				d.log.Error("files this daemon holds were deleted under it (was run/ removed?); it put them back, so clients reach it again and a second daemon is refused", "restored", strings.Join(put, ", "))
+			}
+			if err != nil {
+				lost = fmt.Errorf("files this daemon holds were deleted under it and it could not put them back, so it stops rather than run beside another daemon: %w", err)
+				fail()
+				return
+			}
+		}
+	}()
+	return func() error {
+		close(done)
+		wg.Wait()
+		return lost
+	}
+}
+
+// holds reports whether l's path still names the file l holds open.
+func holds(l *flock.Flock) bool {
+	held, err := l.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(l.Path())
+	return err == nil && os.SameFile(held, now)
+}
+
+// restore takes the socket's lock again and binds a new socket where their
+// paths no longer name this daemon's, and says which it put back. It fails when
+// another daemon holds the lock or answers at the socket now.
+func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, nil
+	}
+	var put []string
+	if !holds(e.lock) {
+		if err := home.MkdirPrivate(filepath.Dir(e.path)); err != nil {
+			return put, err
+		}
+		l := socketLock(e.path)
+		switch held, err := l.TryLock(); {
+		case err != nil:
+			return put, fmt.Errorf("lock %s: %w", l.Path(), err)
+		case !held:
+			return put, fmt.Errorf("another daemon holds %s now", l.Path())
+		}
+		e.lock.Unlock()
+		e.lock = l
+		put = append(put, l.Path())
+	}
+	if e.sock == nil {
+		return put, nil
+	}
+	if fi, err := os.Lstat(e.path); err == nil && os.SameFile(fi, e.sock) {
+		return put, nil
+	}
+	if pid, live := probe(e.path); live {
+		return put, fmt.Errorf("a daemon with pid %s answers at %s now", pid, e.path)
+	}
+	if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return put, fmt.Errorf("remove %s: %w", e.path, err)
+	}
+	ln, sock, err := bind(e.path, log)
+	if err != nil {
+		return put, err
+	}
+	old := e.ln
+	e.ln, e.sock = ln, sock
+	old.Close() // the accept loop wakes and moves to ln
+	return append(put, e.path), nil
+}

@@ -71,8 +71,10 @@ func Decode(line []byte) (Envelope, error) {
 	if err := dec.Decode(&e); err != nil {
 		return Envelope{}, fmt.Errorf("%w: %v", ErrFrame, err)
 	}
-	if dec.More() {
-		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line", ErrFrame)
+	// Decoder.More is false before a stray ']' or '}', so the rest is checked
+	// whole: a frame is one object and nothing but JSON's blanks after it.
+	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
 	}
 	if e.V != Version {
 		return Envelope{}, fmt.Errorf("%w: envelope version %d; this daemon speaks %d", ErrFrame, e.V, Version)

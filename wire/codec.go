@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"unicode/utf8"
 )
 
 // ErrFrame is wrapped by every error that says a frame was bad (as opposed to the
@@ -60,12 +59,11 @@ func (r *Reader) Read() (Envelope, error) {
 	return Decode(line)
 }
 
-// Decode parses one frame: valid UTF-8, one JSON object, a known version and kind.
+// Decode parses one frame: one JSON object that is text (checkText), a known
+// version and kind. Every path a frame comes by (the socket, a link's streams,
+// WebSocket) reads it here, so no op ever sees what it refuses.
 func Decode(line []byte) (Envelope, error) {
 	var e Envelope
-	if !utf8.Valid(line) {
-		return e, fmt.Errorf("%w: the frame is not valid UTF-8", ErrFrame)
-	}
 	line = bytes.TrimRight(line, "\r")
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&e); err != nil {
@@ -75,6 +73,9 @@ func Decode(line []byte) (Envelope, error) {
 	// whole: a frame is one object and nothing but JSON's blanks after it.
 	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	}
+	if err := checkText(line, "the frame"); err != nil {
+		return Envelope{}, err
 	}
 	if e.V != Version {
 		return Envelope{}, fmt.Errorf("%w: envelope version %d; this daemon speaks %d", ErrFrame, e.V, Version)
@@ -105,7 +106,9 @@ func DecodePayload(raw json.RawMessage, v any) error {
 		}
 		return fmt.Errorf("%w: %v", ErrFrame, err)
 	}
-	return nil
+	// A payload read from a frame was checked with it; one from elsewhere is
+	// checked here, since Unmarshal replaces what is not text.
+	return checkText(raw, "the payload")
 }
 
 // Writer writes frames; it is safe for concurrent use, one frame at a time.

@@ -93,7 +93,9 @@ func Decode(line []byte) (Envelope, error) {
 
 // DecodePayload parses a payload into v. The payload must be a JSON object; fields
 // v does not know are ignored (a newer peer may send more), a wrong-typed field is
-// an error naming it.
+// an error naming it. A v that is a Validator is then checked: its refusal is a
+// *Refusal (bad_request), which leaves a connection open, where a bad payload
+// closes it.
 func DecodePayload(raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
@@ -108,7 +110,13 @@ func DecodePayload(raw json.RawMessage, v any) error {
 	}
 	// A payload read from a frame was checked with it; one from elsewhere is
 	// checked here, since Unmarshal replaces what is not text.
-	return checkText(raw, "the payload")
+	if err := checkText(raw, "the payload"); err != nil {
+		return err
+	}
+	if val, ok := v.(Validator); ok {
+		return val.Validate()
+	}
+	return nil
 }
 
 // Writer writes frames; it is safe for concurrent use, one frame at a time.

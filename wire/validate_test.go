@@ -60,3 +60,89 @@ func TestDecodePayloadRefusesWhatIsNotText(t *testing.T) {
 		}
 	}
 }
+
+// requests is a fresh payload of each request op that carries one.
+var requests = map[string]func() any{
+	OpHello:            func() any { return new(Hello) },
+	OpCommFile:         func() any { return new(CommFile) },
+	OpCommReceipts:     func() any { return new(CommReceipts) },
+	OpWorkspaceSpawn:   func() any { return new(WorkspaceSpawn) },
+	OpWorkspaceDestroy: func() any { return new(WorkspaceRef) },
+	OpPtyScreen:        func() any { return new(WorkspaceRef) },
+	OpPtyInput:         func() any { return new(PtyInput) },
+	OpAgentJoin:        func() any { return new(AgentJoin) },
+}
+
+func TestEveryRequestPayloadValidates(t *testing.T) {
+	for op, fresh := range requests {
+		if _, ok := fresh().(Validator); !ok {
+			t.Errorf("%s's payload %T has no Validate", op, fresh())
+		}
+	}
+}
+
+func TestRequestFieldsAreBounded(t *testing.T) {
+	long := func(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+	many := func(n int) string { return `[` + strings.Repeat(`"a",`, n-1) + `"a"]` }
+	for _, tc := range []struct {
+		name, op, payload string
+		bad               string // substring of the refusal, "" when accepted
+	}{
+		{"sotd's own message id", OpCommFile, `{"from":"a","to":"b","id":"01HZX0000000000000000000AA"}`, ""},
+		{"another client's message id", OpCommFile, `{"from":"a","to":"b","id":"ID-guest-to-the-hub's-own-folder"}`, ""},
+		{"no message id", OpCommFile, `{"from":"a","to":"b"}`, ""},
+		{"a message id with a space", OpCommFile, `{"from":"a","to":"b","id":"ID 1"}`, `the message id "ID 1" has " " at byte 2`},
+		{"a message id with a control character", OpCommFile, `{"from":"a","to":"b","id":"ID\u001b]0;x"}`, `has "\x1b" at byte 2`},
+		{"a message id with a newline", OpCommFile, `{"from":"a","to":"b","id":"A\nfiled -> @b"}`, `has "\n" at byte 1`},
+		{"a message id that is not ASCII", OpCommFile, `{"from":"a","to":"b","id":"ID-\u00e9"}`, `the message id "ID-\u00e9" has "\xc3" at byte 3`},
+		{"a message id too long", OpCommFile, `{"from":"a","to":"b","id":` + long(65) + `}`, "the message id is 65 bytes, over the 64 allowed"},
+		{"a message id at its bound", OpCommFile, `{"from":"a","to":"b","id":` + long(64) + `}`, ""},
+		{"a repo at its bound", OpCommFile, `{"from":"a","to":"b","repo":` + long(256) + `}`, ""},
+		{"a repo too long", OpCommFile, `{"from":"a","to":"b","repo":` + long(257) + `}`, `payload field "repo" is 257 bytes, over the 256 allowed; nothing was done`},
+		{"a sender too long", OpCommFile, `{"from":` + long(5000) + `,"to":"b"}`, `payload field "from" is 5000 bytes`},
+		{"a receiver too long", OpCommFile, `{"from":"a","to":` + long(300) + `}`, `payload field "to" is 300 bytes`},
+		{"a long body is the frame's and mail's to bound", OpCommFile, `{"from":"a","to":"b","text":` + long(600<<10) + `}`, ""},
+		{"a hello's host", OpHello, `{"role":"cli","host":` + long(257) + `,"protocol":1}`, `payload field "host" is 257 bytes`},
+		{"a hello's role", OpHello, `{"role":` + long(257) + `,"host":"box","protocol":1}`, `payload field "role"`},
+		{"a hello's name", OpHello, `{"role":"fe","host":"box","name":` + long(257) + `,"protocol":1}`, `payload field "name"`},
+		{"a hello's OS user", OpHello, `{"role":"cli","host":"box","os_user":` + long(257) + `,"protocol":1}`, `payload field "os_user"`},
+		{"a receipts sender", OpCommReceipts, `{"from":` + long(257) + `}`, `payload field "from"`},
+		{"a receipts receiver", OpCommReceipts, `{"from":"a","to":` + long(257) + `}`, `payload field "to"`},
+		{"a row's label", OpWorkspaceSpawn, `{"label":` + long(257) + `,"argv":["sh"]}`, `payload field "label"`},
+		{"a row's handle", OpWorkspaceSpawn, `{"handle":` + long(257) + `,"argv":["sh"]}`, `payload field "handle"`},
+		{"a row's agent", OpWorkspaceSpawn, `{"agent":` + long(257) + `,"argv":["sh"]}`, `payload field "agent"`},
+		{"a row's folder", OpWorkspaceSpawn, `{"cwd":` + long(4097) + `,"argv":["sh"]}`, `payload field "cwd" is 4097 bytes, over the 4096 allowed`},
+		{"a row's argument", OpWorkspaceSpawn, `{"argv":["sh",` + long(128<<10+1) + `]}`, `payload field "argv[1]" is 131073 bytes, over the 131072 allowed`},
+		{"a row's arguments", OpWorkspaceSpawn, `{"argv":` + many(1025) + `}`, `payload field "argv" has 1025 entries, over the 1024 allowed`},
+		{"a row's environment", OpWorkspaceSpawn, `{"argv":["sh"],"env":` + many(1025) + `}`, `payload field "env" has 1025 entries`},
+		{"a row's environment entry", OpWorkspaceSpawn, `{"argv":["sh"],"env":[` + long(128<<10+1) + `]}`, `payload field "env[0]"`},
+		{"a row at its bounds", OpWorkspaceSpawn, `{"label":` + long(256) + `,"cwd":` + long(4096) + `,"argv":` + many(1024) + `}`, ""},
+		{"a row id to destroy", OpWorkspaceDestroy, `{"workspace_id":` + long(257) + `}`, `payload field "workspace_id"`},
+		{"a row id to read", OpPtyScreen, `{"workspace_id":` + long(257) + `}`, `payload field "workspace_id"`},
+		{"a row id to type into", OpPtyInput, `{"workspace_id":` + long(257) + `,"data_b64":""}`, `payload field "workspace_id"`},
+		{"a row id to join", OpAgentJoin, `{"workspace_id":` + long(257) + `,"handle":"h"}`, `payload field "workspace_id"`},
+		{"a handle to join", OpAgentJoin, `{"workspace_id":"ws-a","handle":` + long(257) + `}`, `payload field "handle"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewReader(strings.NewReader(frame(tc.op, tc.payload))).Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := requests[tc.op]()
+			err = DecodePayload(e.Payload, v)
+			if tc.bad == "" {
+				if err != nil {
+					t.Fatalf("DecodePayload = %v; want it accepted", err)
+				}
+				return
+			}
+			r, ok := RefusalOf(err)
+			if !ok || r.Code != CodeBadRequest || !strings.Contains(r.Sentence, tc.bad) {
+				t.Fatalf("DecodePayload = %v (%+v); want a bad_request refusal saying %q", err, v, tc.bad)
+			}
+			if errors.Is(err, ErrFrame) {
+				t.Fatalf("a refused field is a bad frame (%v): the connection would close", err)
+			}
+		})
+	}
+}

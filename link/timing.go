@@ -72,7 +72,9 @@ func (t *timing) heardBeat(b wire.LinkBeat, now time.Time) (first, sampled bool,
 	defer t.mu.Unlock()
 	first = t.heard.IsZero()
 	t.heard, t.echo = now, b.Sent
-	if b.Echo == 0 || b.Held < 0 {
+	// A clock before 1970 or a wait below zero is no clock's; either would
+	// also carry the arithmetic below past int64.
+	if b.Echo == 0 || b.Held < 0 || b.Sent < 0 {
 		return first, false, t.h
 	}
 	var t1 time.Time
@@ -85,13 +87,19 @@ func (t *timing) heardBeat(b wire.LinkBeat, now time.Time) (first, sampled bool,
 		return first, false, t.h // an echo of a beat too old, or never sent
 	}
 	held := time.Duration(b.Held)
+	away := now.Sub(t1)
+	if held > away {
+		// The peer cannot have held the beat longer than it was away; a round
+		// trip of zero would stand as the fastest, and its offset as the truest.
+		return first, false, t.h
+	}
 	// t1 and now are this clock's, t3 = b.Sent and t2 = t3 - held the peer's.
 	// The round trip is measured on this clock alone (monotonically where it
-	// can be), the offset across both.
-	rtt := max(now.Sub(t1)-held, 0)
-	t3 := b.Sent
-	t2 := t3 - b.Held
-	offset := time.Duration(((t2 - t1.UnixNano()) + (t3 - now.UnixNano())) / 2)
+	// can be). NTP's offset, ((t2 - t1) + (t3 - now)) / 2, is written as
+	// (t3 - now) + rtt/2: the same, and no sum of two clocks' distances can
+	// overflow (t3 and now are both after 1970).
+	rtt := away - held
+	offset := time.Duration(b.Sent-now.UnixNano()) + rtt/2
 	t.recent[t.h.Samples%TimingWindow] = sample{rtt: rtt, offset: offset}
 	t.h.Samples++
 	t.h.RTT, t.h.At = rtt, now

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"unicode/utf8"
 )
 
 // ErrFrame is wrapped by every error that says a frame was bad (as opposed to the
@@ -60,19 +59,23 @@ func (r *Reader) Read() (Envelope, error) {
 	return Decode(line)
 }
 
-// Decode parses one frame: valid UTF-8, one JSON object, a known version and kind.
+// Decode parses one frame: one JSON object that is text (checkText), a known
+// version and kind. Every path a frame comes by (the socket, a link's streams,
+// WebSocket) reads it here, so no op ever sees what it refuses.
 func Decode(line []byte) (Envelope, error) {
 	var e Envelope
-	if !utf8.Valid(line) {
-		return e, fmt.Errorf("%w: the frame is not valid UTF-8", ErrFrame)
-	}
 	line = bytes.TrimRight(line, "\r")
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&e); err != nil {
 		return Envelope{}, fmt.Errorf("%w: %v", ErrFrame, err)
 	}
-	if dec.More() {
-		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line", ErrFrame)
+	// Decoder.More is false before a stray ']' or '}', so the rest is checked
+	// whole: a frame is one object and nothing but JSON's blanks after it.
+	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	}
+	if err := checkText(line, "the frame"); err != nil {
+		return Envelope{}, err
 	}
 	if e.V != Version {
 		return Envelope{}, fmt.Errorf("%w: envelope version %d; this daemon speaks %d", ErrFrame, e.V, Version)
@@ -90,7 +93,9 @@ func Decode(line []byte) (Envelope, error) {
 
 // DecodePayload parses a payload into v. The payload must be a JSON object; fields
 // v does not know are ignored (a newer peer may send more), a wrong-typed field is
-// an error naming it.
+// an error naming it. A v that is a Validator is then checked: its refusal is a
+// *Refusal (bad_request), which leaves a connection open, where a bad payload
+// closes it.
 func DecodePayload(raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
@@ -102,6 +107,14 @@ func DecodePayload(raw json.RawMessage, v any) error {
 			return fmt.Errorf("%w: payload field %q is a JSON %s, want %s", ErrFrame, te.Field, te.Value, te.Type)
 		}
 		return fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	// A payload read from a frame was checked with it; one from elsewhere is
+	// checked here, since Unmarshal replaces what is not text.
+	if err := checkText(raw, "the payload"); err != nil {
+		return err
+	}
+	if val, ok := v.(Validator); ok {
+		return val.Validate()
 	}
 	return nil
 }

@@ -12,8 +12,8 @@ const (
 )
 
 // LinkStatus answers link.status. Links are the ones the role should hold (a
-// hub's: hosts.toml's frontend boxes; a guest's: its hub) and any other link
-// that is up, sorted by box.
+// hub's: every daemon or frontend box hosts.toml names but itself; a guest's:
+// its hub) and any other link that is up, sorted by box.
 type LinkStatus struct {
 	Role   string      `json:"role"`
 	Reason string      `json:"reason,omitempty"` // why the daemon has that role, in its own words

@@ -127,7 +127,15 @@ func (c *Client) Call(ctx context.Context, op string, req, resp any) error {
 	case env := <-ch:
 		return answer(env, resp)
 	case <-c.done:
-		return c.failure()
+		// The reader hands an answer over before it closes done, so one that
+		// came just before the connection ended is waiting here: it decides,
+		// as a daemon's last word before it closes must.
+		select {
+		case env := <-ch:
+			return answer(env, resp)
+		default:
+			return c.failure()
+		}
 	case <-ctx.Done():
 		return ctx.Err()
 	}

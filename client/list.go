@@ -3,14 +3,15 @@ package client
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/sotcomm/sotd/registry"
 )
 
-// List prints every agent with live/stale and a (me) marker.
+// List prints every box's agents (net.list) with live/stale, judged on the box
+// that holds each, its box and a (me) marker, then what of the network is not
+// known now.
 func (s *Session) List(asJSON bool) int {
 	d, err := registry.Read(s.Home)
 	if err != nil {
@@ -19,11 +20,8 @@ func (s *Session) List(asJSON bool) int {
 		return ExitFailed
 	}
 	me, _ := s.Me()
-	names := make([]string, 0, len(d.Agents))
-	for n := range d.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	nl := s.network(d)
+	unknown := unknownLines(nl)
 	if asJSON {
 		type row struct {
 			Handle string `json:"handle"`
@@ -32,34 +30,38 @@ func (s *Session) List(asJSON bool) int {
 			Host   string `json:"host"`
 			State  string `json:"state"`
 			Summ   string `json:"summary"`
+			Box    string `json:"box"` // the box whose registry holds it, where its liveness is judged
 		}
-		rows := make([]row, 0, len(names))
-		for _, n := range names {
-			e := d.Agents[n]
-			rows = append(rows, row{n, registry.Live(e.LastSeen, s.Now()), n == me, e.Host, e.State, e.Summary})
+		rows := make([]row, 0, len(nl.Entries))
+		for _, e := range nl.Entries {
+			rows = append(rows, row{e.Handle, e.Live, e.Handle == me, e.Box, e.State, e.Summary, e.Box})
 		}
 		b, _ := json.Marshal(rows)
 		s.out("%s", b)
+		for _, l := range unknown {
+			s.warn("sotd: %s", l)
+		}
 		return ExitOK
 	}
-	if len(names) == 0 {
+	if len(nl.Entries) == 0 {
 		s.out("no agents have joined")
-		return ExitOK
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
-	for _, n := range names {
-		e := d.Agents[n]
+	for _, e := range nl.Entries {
 		live := "stale"
-		if registry.Live(e.LastSeen, s.Now()) {
+		if e.Live {
 			live = "live"
 		}
 		mark := ""
-		if n == me {
+		if e.Handle == me {
 			mark = " (me)"
 		}
-		fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\n", n, mark, live, e.Host, orDash(e.State), strings.Join(e.Expertise, ", "))
+		fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\n", e.Handle, mark, live, e.Box, orDash(e.State), strings.Join(e.Expertise, ", "))
 	}
 	tw.Flush()
+	for _, l := range unknown {
+		s.out("%s", l)
+	}
 	return ExitOK
 }
 

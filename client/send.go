@@ -84,10 +84,16 @@ func (s *Session) Send(a SendArgs) int {
 	repo := self.Repo
 	var targets []string
 	if a.Broadcast {
-		for name, e := range d.Agents {
-			if name != me && registry.Live(e.LastSeen, s.Now()) {
-				targets = append(targets, name)
+		// Every box's live sessions: each copy is one comm.file, filed by the
+		// box that holds its receiver (route 1 here, else through the hub).
+		nl := s.network(d)
+		for _, e := range nl.Entries {
+			if e.Handle != me && e.Live {
+				targets = append(targets, e.Handle)
 			}
+		}
+		for _, l := range unknownLines(nl) {
+			s.warn("sotd: the broadcast reaches only the sessions listed; %s", l)
 		}
 		sort.Strings(targets)
 		if len(targets) == 0 {

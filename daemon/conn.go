@@ -176,6 +176,8 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 		return func() (any, error) { return c.d.commFile(c.b, req) }, nil
 	case wire.OpRegistryList:
 		return c.d.registryList, nil
+	case wire.OpNetList:
+		return c.d.netList, nil
 	case wire.OpLinkStatus:
 		return c.d.linkStatus, nil
 	case wire.OpCommReceipts:

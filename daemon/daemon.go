@@ -61,8 +61,9 @@ type Daemon struct {
 	// every line filed before it runs).
 	filed chan struct{}
 
-	view     *webView      // what the status page shows
-	pageKick chan struct{} // asks the page's watch to look now
+	view      *webView      // what the status page shows
+	pageKick  chan struct{} // asks the page's watch to look now
+	pageBatch *batcher      // files the page's messages; set by Run before the page serves
 }
 
 // Default bounds of group commit.
@@ -154,6 +155,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.rows.discover()
 	stopRows := d.rows.start(d.dialogEvery)
 	stopWake := d.rows.startWake(f, d.filed)
+	d.pageBatch = b
 	stopWeb := d.startWeb(f)
 	d.serve(ctx, ep, b)
 	lost := stopWatch()

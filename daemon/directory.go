@@ -21,22 +21,30 @@ const directoryEvery = 1500 * time.Millisecond
 // lists with this box as host. The full set goes on every new link, then what
 // changed. It only saves the hub offers: a handle the hub has not heard of yet
 // is offered to every box, and a holder that says not_here is too.
+//
+// With the handles goes this box's part of the network view (netview.go): each
+// held handle's entry as `sotd list` shows it, its liveness judged here, sent
+// after the directory event that names its handle (one control stream keeps
+// them in order, so the hub already knows the holder), at most one view event
+// each viewGap and only what changed.
 type directory struct {
 	home  home.Home
 	box   string
 	log   *slog.Logger
 	every time.Duration
+	now   func() time.Time
 
 	mu   sync.Mutex
 	conn *link.Conn
 	told map[string]bool // what conn was told; nil: not even the full set yet
+	view viewTold        // what conn was told of the view
 }
 
 // up sends a new link the full set (link.Keeper's Up).
 func (d *directory) up(c *link.Conn) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.conn, d.told = c, nil
+	d.conn, d.told, d.view = c, nil, viewTold{}
 	d.syncLocked()
 }
 
@@ -59,20 +67,35 @@ func (d *directory) syncLocked() {
 		return
 	default:
 	}
-	held, err := d.held()
+	doc, err := registry.Read(d.home)
 	if err != nil {
 		d.log.Debug("the directory was not sent: the registry could not be read", "err", err)
 		return
 	}
-	ev := diff(d.told, held)
-	if !ev.Full && len(ev.Added) == 0 && len(ev.Removed) == 0 {
+	held := d.heldIn(doc)
+	if ev := diff(d.told, held); ev.Full || len(ev.Added) > 0 || len(ev.Removed) > 0 {
+		if err := d.conn.SendEvent(wire.OpLinkDirectory, ev); err != nil {
+			d.log.Debug("the directory was not sent", "err", err)
+			return
+		}
+		d.told = held
+	}
+	d.syncViewLocked(doc)
+}
+
+// syncViewLocked sends the hub what changed in this box's part of the view.
+func (d *directory) syncViewLocked(doc *registry.Doc) {
+	now := d.now()
+	own := viewEntries(doc, d.box, now, func(_ string, e *registry.Entry) bool { return e.Host == d.box })
+	ev, ok := d.view.next(own, nil, now)
+	if !ok {
 		return
 	}
-	if err := d.conn.SendEvent(wire.OpLinkDirectory, ev); err != nil {
-		d.log.Debug("the directory was not sent", "err", err)
+	if _, err := sendView(d.conn, ev); err != nil {
+		d.log.Debug("the view was not sent", "err", err)
 		return
 	}
-	d.told = held
+	d.view.told(ev, now)
 }
 
 // heldOrNone is held, or none when the registry cannot be read.
@@ -98,13 +121,17 @@ func (d *directory) held() (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.heldIn(doc), nil
+}
+
+func (d *directory) heldIn(doc *registry.Doc) map[string]bool {
 	held := map[string]bool{}
 	for name, e := range doc.Agents {
 		if e.Host == d.box {
 			held[name] = true
 		}
 	}
-	return held, nil
+	return held
 }
 
 // diff is the event that takes a hub told told to now: the full set when told

@@ -28,6 +28,7 @@ type network struct {
 	router *hub.Router  // serving links
 	keeper *link.Keeper // linking to a hub
 	dir    *directory   // ditto
+	copy   *netCopy     // ditto: the hub's merged view as it last said it
 	book   *linkBook    // every link's state, for link.status and the page
 
 	// Set by start, before any request is served.
@@ -51,12 +52,13 @@ func (d *Daemon) newNetwork() *network {
 		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
 		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
-		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery}
+		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now}
+		n.copy = &netCopy{}
 		n.keeper = &link.Keeper{
-			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnHealth: n.book.sampled, Log: d.log},
+			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log},
 			Resolve: n.resolve,
 			Up:      n.up,
-			Down:    n.book.down,
+			Down:    n.down,
 		}
 	}
 	return n
@@ -76,6 +78,7 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 	sup := newSupervisor(n.log)
 	if n.router != nil {
 		sup.start(ctx, service{name: "links", run: n.serveLinks})
+		sup.start(ctx, service{name: "network view", run: n.viewService})
 	}
 	if n.keeper != nil {
 		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run, policy: link.Relink})
@@ -145,6 +148,17 @@ func (n *network) serveLinks(ctx context.Context) error {
 func (n *network) up(c *link.Conn) {
 	n.dir.up(c)
 	n.book.up(c)
+}
+
+// down takes the end of a guest's link to its hub: the hub's view is no
+// longer known.
+func (n *network) down(c *link.Conn) {
+	n.book.down(c)
+	why := "the link to the hub " + c.Box() + " is down"
+	if err := c.Err(); err != nil {
+		why += ": " + err.Error()
+	}
+	n.copy.lost(n.d.cfg.Now(), why)
 }
 
 // pins asks hosts.toml, as it is now, which box a key is pinned to.
@@ -218,20 +232,25 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 const holdWait = time.Second
 
 // mayActFor refuses a linked box's request on behalf of a handle it does not
-// hold. On the hub every request from a guest must name one of the guest's own
+// hold, or other than its own page's sender (PageSender). On the hub every request from a guest must name one of the guest's own
 // handles; a guest takes its hub's word, since the hub checked the box that
 // asked before it asked anyone on, and its own socket is its owner's.
 func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
-	if n.router == nil || n.router.Holds(ctx, c, handle, holdWait) {
+	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
 	n.log.Warn("a linked box asked to act for a handle it does not hold; refused", "box", c.Box(), "handle", handle)
 	return wire.Refuse(wire.CodeNotHolder, "the box %s does not hold @%s, so it cannot act for it — nothing was done; a box acts only for the handles its own registry lists under its name", c.Box(), handle)
 }
 
-// onEvent takes a guest's directory events on the hub.
+// onEvent takes a guest's directory events on the hub, and the view events of
+// either end.
 func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
-	if ev.Op != wire.OpLinkDirectory {
+	if ev.Op == wire.OpLinkView {
+		n.onView(c, ev)
+		return
+	}
+	if ev.Op != wire.OpLinkDirectory || n.router == nil {
 		return
 	}
 	var d wire.LinkDirectory

@@ -43,11 +43,7 @@ func (b *linkBook) up(c *link.Conn) {
 	defer b.mu.Unlock()
 	e := b.entry(c.Box())
 	e.conn, e.since = c, now
-	l := web.Link{Peer: c.Box(), Up: true, Since: now}
-	if h := c.Health(); h.Samples > 0 {
-		l.RTTMillis = millis(h.RTT)
-	}
-	b.view.setLink(l)
+	b.view.setLink(pageLink(c, c.Health(), now))
 }
 
 // down records a link that ended, unless a newer one of its box is up.
@@ -63,7 +59,7 @@ func (b *linkBook) down(c *link.Conn) {
 	if err := c.Err(); err != nil {
 		e.lastErr = err.Error()
 	}
-	b.view.setLink(web.Link{Peer: c.Box(), Up: false, Since: now})
+	b.view.setLink(web.Link{Peer: c.Box(), Up: false, Since: now, Reason: e.lastErr})
 }
 
 // sampled shows a link's new round trip on the page (the link's OnHealth).
@@ -71,8 +67,17 @@ func (b *linkBook) sampled(c *link.Conn, h link.Health) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e := b.entry(c.Box()); e.conn == c {
-		b.view.setLink(web.Link{Peer: c.Box(), Up: true, RTTMillis: millis(h.RTT), Since: e.since})
+		b.view.setLink(pageLink(c, h, e.since))
 	}
+}
+
+// pageLink is an up link as the page shows it.
+func pageLink(c *link.Conn, h link.Health, since time.Time) web.Link {
+	l := web.Link{Peer: c.Box(), Up: true, Transport: c.Transport(), Since: since}
+	if h.Samples > 0 {
+		l.RTTMillis, l.OffsetMillis = millis(h.RTT), millis(h.Offset)
+	}
+	return l
 }
 
 // entry is box's record, made on first use; b.mu is held.

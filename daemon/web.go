@@ -10,6 +10,7 @@ import (
 	"github.com/sotcomm/sotd/events"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // The daemon is the status page's backend.
@@ -38,10 +39,12 @@ type webView struct {
 	live    map[string]bool // as last published, so a heartbeat going stale is an event
 	rows    []web.Row
 	links   map[string]web.Link
+	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
+	boxes   web.Boxes
 }
 
 func newWebView(host string, now func() time.Time) *webView {
-	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}}
+	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -60,13 +63,18 @@ func (d *Daemon) Snapshot() web.View {
 	v := d.view
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), Links: []web.Link{}}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), Links: []web.Link{}, Boxes: v.boxes}
 	if out.Rows == nil {
 		out.Rows = []web.Row{}
 	}
 	now := v.now()
 	for _, h := range slices.Sorted(maps.Keys(v.entries)) {
 		out.Agents = append(out.Agents, v.agentLocked(h, now))
+	}
+	for _, h := range slices.Sorted(maps.Keys(v.remote)) {
+		if _, local := v.entries[h]; !local {
+			out.Agents = append(out.Agents, remoteAgent(v.remote[h]))
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(v.links)) {
 		out.Links = append(out.Links, v.links[p])
@@ -76,7 +84,7 @@ func (d *Daemon) Snapshot() web.View {
 
 func (v *webView) agentLocked(handle string, now time.Time) web.Agent {
 	e := v.entries[handle]
-	a := web.Agent{Handle: handle, Host: e.Host, Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, Unread: v.unread[handle]}
+	a := web.Agent{Handle: handle, Host: e.Host, Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, Expertise: e.Expertise, Unread: v.unread[handle], Local: true}
 	if t, err := time.Parse(time.RFC3339, e.StatusAt); err == nil {
 		a.StatusAt = t
 	}
@@ -118,7 +126,7 @@ func (v *webView) setRows(rs []web.Row) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
-	same := slices.Equal(v.rows, rs)
+	same := slices.EqualFunc(v.rows, rs, sameRow)
 	v.rows = rs
 	v.mu.Unlock()
 	if !same {

@@ -63,6 +63,7 @@ func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 	for {
 		d.lookRows()
 		seen = d.lookRegistry(seen)
+		d.lookNetwork()
 		d.lookMail(f, counted)
 		select {
 		case <-ctx.Done():
@@ -81,7 +82,7 @@ func (d *Daemon) lookRows() {
 	}
 	rs := make([]web.Row, 0, len(wl.Workspaces))
 	for _, w := range wl.Workspaces {
-		rs = append(rs, web.Row{ID: w.ID, Host: d.cfg.Host, Handle: w.AgentHandle, Phase: w.Phase})
+		rs = append(rs, web.Row{ID: w.ID, Host: d.cfg.Host, Handle: w.AgentHandle, Phase: w.Phase, ExitCode: w.ExitCode})
 	}
 	d.view.setRows(rs)
 }

@@ -71,6 +71,8 @@ type Router struct {
 	holders map[string]Peer              // handle -> the one link that holds it
 	changed chan struct{}                // closed, and replaced, at each directory change
 
+	view *View // what each link published for the handles it holds
+
 	offers sync.WaitGroup // offers still running after their request was answered
 }
 
@@ -85,7 +87,7 @@ func New(cfg Config) *Router {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Router{
+	r := &Router{
 		cfg:     cfg,
 		log:     cfg.Log,
 		links:   map[string]Peer{},
@@ -94,6 +96,8 @@ func New(cfg Config) *Router {
 		holders: map[string]Peer{},
 		changed: make(chan struct{}),
 	}
+	r.view = newView(r)
+	return r
 }
 
 // Closer is a link the router can end: a box holding two links at once (it
@@ -119,14 +123,16 @@ func (r *Router) Add(p Peer) {
 	}
 }
 
-// Remove forgets a link that ended, and every handle it held.
+// Remove forgets a link that ended, every handle it held and what it published
+// of them.
 func (r *Router) Remove(p Peer) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.links[p.Box()] == p {
 		delete(r.links, p.Box())
 	}
 	r.drop(p)
+	r.mu.Unlock()
+	r.view.drop(p) // the view takes r.mu under its own lock: not under r.mu
 }
 
 func (r *Router) drop(p Peer) {

@@ -21,6 +21,26 @@ type Backend interface {
 	Events() *events.Bus
 }
 
+// PageActions is what a Backend may also do for the page: a read-only
+// preview of a row's screen, and a message filed from the page. A Backend
+// without it refuses both as unknown ops.
+type PageActions interface {
+	// PtyScreen answers pty.screen for one of this box's rows; it never types.
+	PtyScreen(ctx context.Context, workspaceID string) (any, error)
+	// PageSend files text to handle as comm.file does, from the box's page
+	// sender (PageSender), and answers as comm.file does.
+	PageSend(ctx context.Context, to, text string) (any, error)
+}
+
+// OpPageSend is the page's send: a PageSendReq, answered as comm.file is.
+const OpPageSend = "page.send"
+
+// PageSendReq is what the page's text box sends.
+type PageSendReq struct {
+	To   string `json:"to"`
+	Text string `json:"text"`
+}
+
 // Event kinds a Backend publishes and a subscriber receives, with their
 // payloads, and the two this package sends itself.
 const (
@@ -28,43 +48,74 @@ const (
 	EvAgentState       = "agent.state"       // Agent: a join, a state change, a leave (Live false)
 	EvUnread           = "unread"            // Unread
 	EvLink             = "link"              // Link: up or down
+	EvBoxes            = "boxes"             // Boxes: every box of the network and whether it is known now
 	EvAgentMessage     = "agent.message"     // an agent.send payload, to every connection
 	EvFECommand        = "fe.command"        // FECommand, to one frontend
 )
 
-// View is the status page's whole picture of the comm home.
+// View is the status page's whole picture: this box's home and rows, and
+// every other box's sessions as the network view holds them.
 type View struct {
 	Host   string  `json:"host"` // the box this daemon serves
 	Agents []Agent `json:"agents"`
 	Rows   []Row   `json:"rows"`
 	Links  []Link  `json:"links"`
+	Boxes  Boxes   `json:"boxes"`
 }
 
-// Agent is one handle, its box and its work-state.
+// Agent is one handle, its box and its work-state. Unread is counted only for
+// this box's own handles (Local): another box's inboxes are not read here.
+// Gone: the handle left the view (its box went out of reach, or it left).
 type Agent struct {
-	Handle   string    `json:"handle"`
-	Host     string    `json:"host"`
-	Live     bool      `json:"live"`
-	State    string    `json:"state,omitempty"`
-	Summary  string    `json:"summary,omitempty"`
-	StatusAt time.Time `json:"status_at,omitzero"`
-	Unread   int       `json:"unread"`
+	Handle    string    `json:"handle"`
+	Host      string    `json:"host"`
+	Live      bool      `json:"live"`
+	State     string    `json:"state,omitempty"`
+	Summary   string    `json:"summary,omitempty"`
+	StatusAt  time.Time `json:"status_at,omitzero"`
+	Expertise []string  `json:"expertise,omitempty"`
+	Unread    int       `json:"unread"`
+	Local     bool      `json:"local"`
+	Gone      bool      `json:"gone,omitempty"`
 }
 
 // Row is one agent row (a terminal the daemon runs) and its phase.
 type Row struct {
-	ID     string `json:"id"`
-	Host   string `json:"host"`
-	Handle string `json:"handle,omitempty"`
-	Phase  string `json:"phase"`
+	ID       string `json:"id"`
+	Host     string `json:"host"`
+	Handle   string `json:"handle,omitempty"`
+	Phase    string `json:"phase"`
+	ExitCode *int   `json:"exit_code,omitempty"`
 }
 
-// Link is the health of the link to one peer box.
+// Link is the health of the link to one peer box: its transport (quic or
+// ws), round trip and the peer's clock offset while up, why it is down.
 type Link struct {
-	Peer      string    `json:"peer"`
-	Up        bool      `json:"up"`
-	RTTMillis float64   `json:"rtt_ms,omitempty"`
-	Since     time.Time `json:"since,omitzero"`
+	Peer         string    `json:"peer"`
+	Up           bool      `json:"up"`
+	Transport    string    `json:"transport,omitempty"`
+	RTTMillis    float64   `json:"rtt_ms,omitempty"`
+	OffsetMillis float64   `json:"offset_ms,omitempty"`
+	Since        time.Time `json:"since,omitzero"`
+	Reason       string    `json:"reason,omitempty"`
+}
+
+// Boxes is every box of the network as this box knows it. Known is false
+// while this guest's link to its hub is down: then only this box is known,
+// since AsOf.
+type Boxes struct {
+	Known bool       `json:"known"`
+	AsOf  string     `json:"as_of,omitempty"`
+	Why   string     `json:"why,omitempty"`
+	List  []BoxState `json:"list"`
+}
+
+// BoxState is one box: up (its sessions known) or down since when and why.
+type BoxState struct {
+	Box    string `json:"box"`
+	Up     bool   `json:"up"`
+	Since  string `json:"since,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Unread is a handle's count of lines past its cursor.

@@ -28,7 +28,31 @@ func (c *conn) do(ctx context.Context, env wire.Envelope) (any, error) {
 	case wire.OpHello:
 		return nil, refuse(wire.CodeBadRequest, "hello was already said on this connection as %s", c.name)
 	}
-	return nil, refuse(wire.CodeUnknownOp, "op %q is not one this listener serves (agent.send, fe.command.send, workspace.list, registry.list, subscribe)", env.Op)
+	if pa, ok := b.(PageActions); ok {
+		switch env.Op {
+		case wire.OpPtyScreen:
+			var req wire.WorkspaceRef
+			if err := wire.DecodePayload(env.Payload, &req); err != nil {
+				return nil, refuse(wire.CodeBadFrame, "%v", err)
+			}
+			return keepCode(pa.PtyScreen(ctx, req.WorkspaceID))
+		case OpPageSend:
+			var req PageSendReq
+			if err := wire.DecodePayload(env.Payload, &req); err != nil {
+				return nil, refuse(wire.CodeBadFrame, "%v", err)
+			}
+			return keepCode(pa.PageSend(ctx, req.To, req.Text))
+		}
+	}
+	return nil, refuse(wire.CodeUnknownOp, "op %q is not one this listener serves (agent.send, fe.command.send, workspace.list, registry.list, subscribe, pty.screen, page.send)", env.Op)
+}
+
+// keepCode passes a daemon's refusal on with its own code and sentence.
+func keepCode(p any, err error) (any, error) {
+	if r, ok := wire.RefusalOf(err); ok {
+		return nil, refuse(r.Code, "%s", r.Sentence)
+	}
+	return p, err
 }
 
 type delivered struct {

@@ -20,7 +20,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	now := time.Now().UTC()
 	r := startServer(t, 0, View{
 		Host:   "box",
-		Agents: []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second)}},
+		Agents: []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second), Local: true}},
 		Rows:   []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
 		Links:  []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
 	})
@@ -34,9 +34,11 @@ func TestStatusPageInChromium(t *testing.T) {
 
 	r.fake.join(Agent{Handle: "bob", Host: "nas", Live: true, State: "blocked", Summary: "which schema?", StatusAt: now})
 	b.WaitDOM(`document.querySelector("#box-nas #agent-bob .state").textContent`, "blocked")
-	b.WaitDOM(`document.querySelector("#agent-bob .unread").textContent`, "0")
-	r.fake.unread("bob", 3)
-	b.WaitDOM(`document.querySelector("#agent-bob .unread").textContent`, "3")
+	// Another box's inbox is not read here: no count, and a dash says so.
+	b.WaitDOM(`document.querySelector("#agent-bob .unread").textContent`, "—")
+	b.WaitDOM(`document.querySelector("#agent-alice .unread").textContent`, "0")
+	r.fake.unread("alice", 3)
+	b.WaitDOM(`document.querySelector("#agent-alice .unread").textContent`, "3")
 
 	b.KeepScreenshot("status-page.png")
 
@@ -45,7 +47,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	addr := r.srv.Addr()
 	r.stop()
 	b.WaitDOM(`document.getElementById("conn").textContent`, "reconnecting")
-	again := runServer(t, r.home, addr, newFake(View{Host: "box", Agents: []Agent{{Handle: "carol", Host: "box", Live: true, State: "idle"}}}), 0)
+	again := runServer(t, r.home, addr, newFake(View{Host: "box", Agents: []Agent{{Handle: "carol", Host: "box", Live: true, State: "idle", Local: true}}}), 0)
 	b.WaitDOM(`document.querySelector("#agent-carol .state").textContent`, "idle")
 	b.WaitDOM(`String(document.getElementById("agent-bob"))`, "null")
 	again.fake.unread("carol", 1)

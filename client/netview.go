@@ -1,0 +1,89 @@
+package client
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// netWait bounds the daemon's answer to net.list: it reads memory and one
+// registry, so a daemon that takes longer is as good as absent.
+const netWait = 3 * time.Second
+
+// network is every box's sessions as this box's daemon knows them (net.list):
+// this box's registry, judged now, and the other boxes' entries as the hub
+// last said. With no daemon answering it is this box's registry alone, and
+// the rest is unknown when hosts.toml names a hub elsewhere.
+func (s *Session) network(d *registry.Doc) wire.NetList {
+	var nl wire.NetList
+	err := s.callDaemonWithin(netWait, wire.OpNetList, nil, &nl)
+	if err == nil {
+		return nl
+	}
+	now := s.Now()
+	nl = wire.NetList{Box: s.Host, Known: true, Entries: []wire.ViewEntry{}}
+	for _, h := range slices.Sorted(maps.Keys(d.Agents)) {
+		e := d.Agents[h]
+		box := e.Host
+		if box == "" {
+			box = s.Host
+		}
+		nl.Entries = append(nl.Entries, wire.ViewEntry{Handle: h, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
+			Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt})
+	}
+	if hub := s.hubElsewhere(); hub != "" {
+		nl.Known, nl.Hub = false, hub
+		nl.Why = fmt.Sprintf("this box's daemon did not answer (%v)", err)
+	}
+	return nl
+}
+
+// hubElsewhere is the hub hosts.toml names when it is not this box, else "".
+func (s *Session) hubElsewhere() string {
+	path, err := topology.Path()
+	if err != nil {
+		return ""
+	}
+	t, _, err := topology.Load(path)
+	if err != nil || t.Hub == "" || t.IsHub(s.Host) {
+		return ""
+	}
+	return t.Hub
+}
+
+// unknownLines say what of the network this box does not know: the boxes whose
+// link is down, and all the others while the hub is out of reach.
+func unknownLines(nl wire.NetList) []string {
+	var out []string
+	if !nl.Known {
+		since := "it has not been known since this daemon started"
+		if nl.AsOf != "" {
+			since = "last known at " + nl.AsOf
+		}
+		hub := nl.Hub
+		if hub == "" {
+			hub = "the hub"
+		}
+		out = append(out, fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since))
+		return out
+	}
+	for _, b := range nl.Boxes {
+		if b.Up {
+			continue
+		}
+		line := fmt.Sprintf("box %s: unknown — its link is down", b.Box)
+		if b.Since != "" {
+			line += " since " + b.Since
+		}
+		if b.Reason != "" {
+			line += " (" + b.Reason + ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}

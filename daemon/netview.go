@@ -1,0 +1,337 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// The network view (wire.OpLinkView): each guest publishes, with each handle it
+// holds, what `sotd list` shows; the hub merges them with its own home's and
+// sends the merged view to each guest; a guest keeps a copy and answers
+// net.list from it. Only changed entries travel, at most one event per
+// viewEvery per link, and a new link gets the whole view first.
+const (
+	viewEvery = time.Second
+	// viewGap is the least time between two events on one link: viewEvery
+	// less the slack a ticker's jitter needs, so a tick each viewEvery sends.
+	viewGap = viewEvery * 9 / 10
+	// viewSeenGrain: a last_seen that moved by less than this is not a change
+	// worth an event (the liveness it feeds is judged where the entry lives,
+	// and a flip of it always is one), so a session's frequent stamps cost
+	// nothing on the links.
+	viewSeenGrain = time.Minute
+	// viewChunk bounds one view event's encoded entries, well under the 1 MiB
+	// frame: a larger set goes as several events, in order.
+	viewChunk = 256 << 10
+)
+
+// viewEntry is registry entry e, held under name on this box, as the view
+// carries it, its liveness judged now by this box's clock.
+func viewEntry(name string, e *registry.Entry, box string, now time.Time) wire.ViewEntry {
+	if e.Host != "" {
+		box = e.Host
+	}
+	return wire.ViewEntry{
+		Handle: name, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
+		Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
+	}
+}
+
+// viewEntries is doc's entries that keep asks for, as the view carries them.
+func viewEntries(doc *registry.Doc, box string, now time.Time, keep func(name string, e *registry.Entry) bool) map[string]wire.ViewEntry {
+	out := map[string]wire.ViewEntry{}
+	for name, e := range doc.Agents {
+		if keep == nil || keep(name, e) {
+			out[name] = viewEntry(name, e, box, now)
+		}
+	}
+	return out
+}
+
+// sameInView says whether a reader told a needs no word about b: only a
+// last_seen that moved by less than viewSeenGrain differs.
+func sameInView(a, b wire.ViewEntry) bool {
+	if a.LastSeen != b.LastSeen {
+		ta, ea := time.Parse(time.RFC3339, a.LastSeen)
+		tb, eb := time.Parse(time.RFC3339, b.LastSeen)
+		if ea != nil || eb != nil || tb.Sub(ta).Abs() >= viewSeenGrain {
+			return false
+		}
+		a.LastSeen = b.LastSeen
+	}
+	return a.Handle == b.Handle && a.Box == b.Box && a.Repo == b.Repo && slices.Equal(a.Expertise, b.Expertise) &&
+		a.Live == b.Live && a.State == b.State && a.Summary == b.Summary && a.StatusAt == b.StatusAt
+}
+
+// viewTold is what one link was last told of the view, and when.
+type viewTold struct {
+	entries map[string]wire.ViewEntry // nil: not even the full view yet
+	boxes   []wire.ViewBox
+	at      time.Time
+}
+
+// next is the event that takes the link from what it was told to now, and
+// false when there is nothing to say or the last event went out under
+// viewGap ago. The caller records a sent event with told.
+func (t *viewTold) next(now map[string]wire.ViewEntry, boxes []wire.ViewBox, at time.Time) (wire.LinkView, bool) {
+	if t.entries != nil && at.Sub(t.at) < viewGap {
+		return wire.LinkView{}, false
+	}
+	var ev wire.LinkView
+	if t.entries == nil {
+		ev.Full = true
+	}
+	for _, h := range slices.Sorted(maps.Keys(now)) {
+		if old, ok := t.entries[h]; !ok || !sameInView(old, now[h]) {
+			ev.Entries = append(ev.Entries, now[h])
+		}
+	}
+	for h := range t.entries {
+		if _, ok := now[h]; !ok {
+			ev.Removed = append(ev.Removed, h)
+		}
+	}
+	slices.Sort(ev.Removed)
+	if boxes != nil && (ev.Full || !slices.Equal(boxes, t.boxes)) {
+		ev.Boxes = boxes
+	}
+	if !ev.Full && len(ev.Entries) == 0 && len(ev.Removed) == 0 && ev.Boxes == nil {
+		return wire.LinkView{}, false
+	}
+	return ev, true
+}
+
+// told records ev as sent at at. An entry left out as unchanged keeps the copy
+// the link holds, so a last_seen creeping by under the grain each time is still
+// sent once it has moved by the grain in all.
+func (t *viewTold) told(ev wire.LinkView, at time.Time) {
+	if ev.Full || t.entries == nil {
+		t.entries = map[string]wire.ViewEntry{}
+	}
+	for _, e := range ev.Entries {
+		t.entries[e.Handle] = e
+	}
+	for _, h := range ev.Removed {
+		delete(t.entries, h)
+	}
+	if ev.Boxes != nil {
+		t.boxes = ev.Boxes
+	}
+	t.at = at
+}
+
+// sendView sends ev on c, split into events of at most viewChunk bytes of
+// entries each, and returns the bytes sent (the payloads).
+func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
+	n := 0
+	for _, part := range splitView(ev) {
+		b, err := json.Marshal(part)
+		if err != nil {
+			return n, err
+		}
+		if err := c.SendEvent(wire.OpLinkView, json.RawMessage(b)); err != nil {
+			return n, err
+		}
+		n += len(b)
+	}
+	return n, nil
+}
+
+// splitView cuts ev into events whose entries encode to at most viewChunk
+// bytes each; only the first keeps Full, Removed and Boxes, so applied in
+// order they make the same view.
+func splitView(ev wire.LinkView) []wire.LinkView {
+	var out []wire.LinkView
+	cur := wire.LinkView{Full: ev.Full, Removed: ev.Removed, Boxes: ev.Boxes}
+	size := 0
+	for _, e := range ev.Entries {
+		b, _ := json.Marshal(e)
+		if size > 0 && size+len(b) > viewChunk {
+			out = append(out, cur)
+			cur, size = wire.LinkView{}, 0
+		}
+		cur.Entries = append(cur.Entries, e)
+		size += len(b)
+	}
+	return append(out, cur)
+}
+
+// netCopy is a guest's copy of the hub's merged view: every other box's
+// entries, and whether they are known now.
+type netCopy struct {
+	mu      sync.Mutex
+	entries map[string]wire.ViewEntry
+	boxes   []wire.ViewBox
+	known   bool      // a full view came over the link that is up now
+	asOf    time.Time // when it was last known current: the link's end
+	why     string    // why it is not known
+}
+
+// apply takes one of the hub's view events.
+func (c *netCopy) apply(ev wire.LinkView) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Full || c.entries == nil {
+		c.entries = map[string]wire.ViewEntry{}
+		c.known = true
+	}
+	for _, h := range ev.Removed {
+		delete(c.entries, h)
+	}
+	for _, e := range ev.Entries {
+		c.entries[e.Handle] = e
+	}
+	if ev.Boxes != nil {
+		c.boxes = ev.Boxes
+	}
+}
+
+// lost marks the copy as no longer current: the link to the hub ended at at.
+func (c *netCopy) lost(at time.Time, why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.known {
+		c.asOf = at
+	}
+	c.known, c.entries, c.why = false, nil, why
+}
+
+// viewService runs the view's part of this daemon's role every viewEvery: the
+// hub takes its own home's entries and tells each link what changed; a guest's
+// directory does its own part.
+func (n *network) viewService(ctx context.Context) error {
+	told := map[hub.Peer]*viewTold{}
+	return everyTick(ctx, viewEvery, func() { n.pushView(told) })
+}
+
+// pushView is one round of the hub's: its own entries are read, and each link
+// is told the merged view but for its own handles.
+func (n *network) pushView(told map[hub.Peer]*viewTold) {
+	now := n.d.cfg.Now()
+	v := n.router.View()
+	if doc, err := registry.Read(n.d.cfg.Home); err == nil {
+		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil))
+	} else {
+		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
+	}
+	peers := n.router.Peers(nil)
+	live := map[hub.Peer]bool{}
+	boxes := n.viewBoxes()
+	for _, p := range peers {
+		live[p] = true
+		t := told[p]
+		if t == nil {
+			t = &viewTold{}
+			told[p] = t
+		}
+		ev, ok := t.next(v.Entries(p, true), boxes, now)
+		if !ok {
+			continue
+		}
+		c, isConn := p.(*link.Conn)
+		if !isConn {
+			continue
+		}
+		if _, err := sendView(c, ev); err != nil {
+			n.log.Debug("the network view was not sent", "box", p.Box(), "err", err)
+			continue
+		}
+		t.told(ev, now)
+	}
+	for p := range told {
+		if !live[p] {
+			delete(told, p)
+		}
+	}
+}
+
+// viewBoxes is the hub's list of boxes: itself, and each box that should link
+// or is linked, with its link's state.
+func (n *network) viewBoxes() []wire.ViewBox {
+	boxes := []wire.ViewBox{{Box: n.d.cfg.Host, Up: true, Since: n.book.born.UTC().Format(time.RFC3339)}}
+	for _, s := range n.book.states(n.shouldLink(), nil) {
+		b := wire.ViewBox{Box: s.Box, Up: s.Up, Reason: s.LastError}
+		if t, err := time.Parse(time.RFC3339Nano, s.Since); err == nil {
+			b.Since = t.UTC().Format(time.RFC3339)
+		}
+		if b.Up {
+			b.Reason = ""
+		}
+		boxes = append(boxes, b)
+	}
+	return boxes
+}
+
+// onView takes a view event: on the hub a guest's own entries, on a guest the
+// hub's merged view.
+func (n *network) onView(c *link.Conn, ev wire.Envelope) {
+	var v wire.LinkView
+	if err := wire.DecodePayload(ev.Payload, &v); err != nil {
+		n.log.Info("a view event that could not be read was dropped", "box", c.Box(), "err", err)
+		return
+	}
+	if n.router == nil {
+		n.copy.apply(v)
+		return
+	}
+	if refused := n.router.View().Apply(c, v); refused > 0 {
+		n.log.Warn("a box published view entries for handles it does not hold; they were dropped", "box", c.Box(), "dropped", refused)
+	}
+}
+
+// netList answers net.list: this box's registry, judged now, and every other
+// box's entries as the hub's view holds them, local entries first.
+func (d *Daemon) netList() (any, error) {
+	doc, err := registry.Read(d.cfg.Home)
+	if err != nil {
+		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
+	}
+	now := d.cfg.Now()
+	out := wire.NetList{Box: d.cfg.Host, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
+	all := viewEntries(doc, d.cfg.Host, now, nil)
+	n := d.net
+	var remote map[string]wire.ViewEntry
+	switch {
+	case n.router != nil:
+		remote = n.router.View().Entries(nil, false)
+		out.Boxes = n.viewBoxes()
+	case n.keeper != nil:
+		out.Hub = n.role.LinkTo
+		n.copy.mu.Lock()
+		out.Known, out.Why = n.copy.known, n.copy.why
+		if out.Known {
+			remote = maps.Clone(n.copy.entries)
+			out.Boxes = slices.Clone(n.copy.boxes)
+		} else if out.AsOf = ""; !n.copy.asOf.IsZero() {
+			out.AsOf = n.copy.asOf.UTC().Format(time.RFC3339)
+		}
+		n.copy.mu.Unlock()
+		if !out.Known && out.Why == "" {
+			out.Why = "the link to the hub " + n.role.LinkTo + " has not come up yet"
+			if err := n.keeper.LastError(); err != nil {
+				out.Why += ": " + err.Error()
+			}
+		}
+	default:
+		out.Boxes = append(out.Boxes, wire.ViewBox{Box: d.cfg.Host, Up: true})
+	}
+	for h, e := range remote {
+		if _, ok := all[h]; !ok {
+			all[h] = e
+		}
+	}
+	out.Entries = make([]wire.ViewEntry, 0, len(all))
+	for _, h := range slices.Sorted(maps.Keys(all)) {
+		out.Entries = append(out.Entries, all[h])
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package wire
+
+// The network view: what `sotd list` shows of every box's sessions. A guest
+// tells its hub, as OpLinkView events on the link's control stream, the
+// entries of the handles it holds; the hub merges them with its own home's and
+// sends the merged view back to each guest the same way. No body travels in it.
+const (
+	// OpLinkView is a view event (kind evt): a guest's own entries to its hub,
+	// or the hub's merged view to a guest.
+	OpLinkView = "link.view"
+	// OpNetList asks a daemon, on its socket, for the network view as this box
+	// knows it: the answer is a NetList.
+	OpNetList = "net.list"
+)
+
+// ViewEntry is one handle as `sotd list` shows it. Live is judged on the box
+// whose registry holds the entry, by that box's clock (the protocol's rule:
+// liveness is judged where the entry lives); LastSeen is carried so a reader
+// can say how old it is.
+type ViewEntry struct {
+	Handle    string   `json:"handle"`
+	Box       string   `json:"box"`
+	Repo      string   `json:"repo,omitempty"`
+	Expertise []string `json:"expertise,omitempty"`
+	LastSeen  string   `json:"last_seen,omitempty"`
+	Live      bool     `json:"live"`
+	State     string   `json:"state,omitempty"`
+	Summary   string   `json:"summary,omitempty"`
+	StatusAt  string   `json:"status_at,omitempty"`
+}
+
+// ViewBox is one box of the network and whether its sessions are known now:
+// a box whose link is down is listed with why and since when.
+type ViewBox struct {
+	Box    string `json:"box"`
+	Up     bool   `json:"up"`
+	Since  string `json:"since,omitempty"` // RFC 3339, UTC: when it came up or went down
+	Reason string `json:"reason,omitempty"`
+}
+
+// LinkView is one view event. With Full, Entries replace everything the sender
+// told before (a large set goes as one Full event and then plain ones, in
+// order on the control stream); otherwise Entries are added or replaced and
+// Removed are gone. Boxes, when present, is the hub's whole list of boxes.
+type LinkView struct {
+	Full    bool        `json:"full,omitempty"`
+	Entries []ViewEntry `json:"entries,omitempty"`
+	Removed []string    `json:"removed,omitempty"`
+	Boxes   []ViewBox   `json:"boxes,omitempty"`
+}
+
+// NetList answers net.list. Entries are this box's own (judged now) and, while
+// Known, every other box's as the hub last said. AsOf is when the other boxes'
+// part was last known current: now while Known, else when the link to the hub
+// went down ("" when it never came up), and Why says why it is not known.
+type NetList struct {
+	Box     string      `json:"box"`
+	Hub     string      `json:"hub,omitempty"`
+	Entries []ViewEntry `json:"entries"`
+	Boxes   []ViewBox   `json:"boxes"`
+	Known   bool        `json:"known"`
+	AsOf    string      `json:"as_of,omitempty"`
+	Why     string      `json:"why,omitempty"`
+}

@@ -30,7 +30,7 @@ type network struct {
 	dir    *directory   // ditto
 	book   *linkBook    // every link's state, for link.status and the page
 
-	// Set by start, before any request is served.
+	// Set by prepare, before any request is served.
 	mgr    lockManager
 	b      *batcher
 	offers *batcher // files offers: a handle listed under this box, or not_here
@@ -62,9 +62,9 @@ func (d *Daemon) newNetwork() *network {
 	return n
 }
 
-// start runs the role's services under a supervisor; the returned stop ends
-// them and waits until every link, offer and filing they started is done.
-func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func()) {
+// prepare gives the network what its requests file through: the daemon's
+// lock manager and batcher, and a batcher of its own for offers.
+func (n *network) prepare(mgr lockManager, f *filer.Filer, b *batcher) {
 	n.mgr, n.b = mgr, b
 	// Offers have a committer of their own, so that the own-box check is made
 	// once per batch with the registry read the batch makes anyway; its appends
@@ -72,8 +72,10 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 	n.offers = newBatcher(n.d.maxBatch, maxWaiting, n.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return n.d.fileBatch(mgr, f, handle, lines, true)
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(n.log)
+}
+
+// start runs the role's services under sup.
+func (n *network) start(ctx context.Context, sup *supervisor) {
 	if n.router != nil {
 		sup.start(ctx, service{name: "links", run: n.serveLinks})
 	}
@@ -81,15 +83,16 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run, policy: link.Relink})
 		sup.start(ctx, service{name: "directory", run: n.dir.run})
 	}
-	return func() {
-		cancel()
-		sup.wait()
-		if n.router != nil {
-			n.router.Wait()
-		}
-		b.wait()
-		n.offers.wait()
+}
+
+// drain waits for the offers still running after their request was answered
+// and for the offers' batcher; the links, which hand it offers, and the
+// connections, which start offers, have ended before.
+func (n *network) drain() {
+	if n.router != nil {
+		n.router.Wait()
 	}
+	n.offers.wait()
 }
 
 // serveLinks is the hub's link listener: it admits the boxes hosts.toml pins,
@@ -205,7 +208,7 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 		return nil, err
 	}
 	req.Forwarded = true
-	res, err := n.d.commFileCtx(ctx, n.b, req)
+	res, err := n.d.commFile(ctx, n.b, req)
 	if err != nil {
 		return nil, err
 	}

@@ -267,32 +267,33 @@ func sortFirst(hs []string, first string) {
 	})
 }
 
-// request decodes a rows op; ok is false for an op that is not one.
-func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bool, err error) {
+// request decodes a rows op; ok is false for an op that is not one. A row's
+// op waits on no other box, so it leaves its connection's context alone.
+func (m *rowsManager) request(env wire.Envelope) (run handler, ok bool, err error) {
 	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
 	switch env.Op {
 	case wire.OpWorkspaceSpawn:
 		var req wire.WorkspaceSpawn
 		err = decode(&req)
-		run = func() (any, error) { return m.spawn(req) }
+		run = func(context.Context) (any, error) { return m.spawn(req) }
 	case wire.OpWorkspaceDestroy:
 		var req wire.WorkspaceRef
 		err = decode(&req)
-		run = func() (any, error) { return m.destroy(req.WorkspaceID) }
+		run = func(context.Context) (any, error) { return m.destroy(req.WorkspaceID) }
 	case wire.OpWorkspaceList:
-		run = func() (any, error) { return m.list() }
+		run = func(context.Context) (any, error) { return m.list() }
 	case wire.OpPtyScreen:
 		var req wire.WorkspaceRef
 		err = decode(&req)
-		run = func() (any, error) { return m.screen(req.WorkspaceID) }
+		run = func(context.Context) (any, error) { return m.screen(req.WorkspaceID) }
 	case wire.OpPtyInput:
 		var req wire.PtyInput
 		err = decode(&req)
-		run = func() (any, error) { return m.input(req) }
+		run = func(context.Context) (any, error) { return m.input(req) }
 	case wire.OpAgentJoin:
 		var req wire.AgentJoin
 		err = decode(&req)
-		run = func() (any, error) { return m.join(req) }
+		run = func(context.Context) (any, error) { return m.join(req) }
 	default:
 		return nil, false, nil
 	}
@@ -302,20 +303,11 @@ func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bo
 	return run, true, nil
 }
 
-// start runs the rows' services (the liveness stamper, the dialog watch every
-// dialogEvery) under a supervisor; the returned stop ends them and lets go of
-// the backend.
-func (m *rowsManager) start(dialogEvery time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(m.log)
-	st := newStamper(m)
-	sup.start(ctx, service{name: "row liveness", run: st.run})
+// start runs the rows' services under sup: the liveness stamper, and the dialog
+// watch every dialogEvery.
+func (m *rowsManager) start(ctx context.Context, sup *supervisor, dialogEvery time.Duration) {
+	sup.start(ctx, service{name: "row liveness", run: newStamper(m).run})
 	if runtime.GOOS != "windows" {
 		sup.start(ctx, service{name: "dialog watch", run: dialogWatch{m: m, every: dialogEvery}.run})
-	}
-	return func() {
-		cancel()
-		sup.wait()
-		m.close()
 	}
 }

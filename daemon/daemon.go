@@ -139,7 +139,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f := filer.New(h)
 	f.Manager = own
 	f.Log = d.log
-	d.net = d.newNetwork()
+	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	ep, err := listen(d.cfg.Socket, d.log)

@@ -29,6 +29,10 @@ type network struct {
 	keeper *link.Keeper // linking to a hub
 	dir    *directory   // ditto
 	book   *linkBook    // every link's state, for link.status and the page
+	// offerWait bounds an offer or a forward: the inbox lock wait plus 1 s,
+	// what the protocol gives them, so an appender that waited out the lock
+	// and then filed is not reported silent.
+	offerWait time.Duration
 
 	// Set by prepare, before any request is served.
 	mgr    lockManager
@@ -37,10 +41,10 @@ type network struct {
 }
 
 // newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
-// dials until start.
-func (d *Daemon) newNetwork() *network {
+// dials until start. lockWait is the filer's bound on the inbox lock.
+func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	role := roleOf(d.cfg.Home, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view)}
+	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
 	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
 		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
@@ -49,7 +53,7 @@ func (d *Daemon) newNetwork() *network {
 	switch {
 	case role.Serve:
 		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
+		n.router = hub.New(hub.Config{Wait: n.offerWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery}
 		n.keeper = &link.Keeper{

@@ -37,8 +37,8 @@ type Peer interface {
 // Config is a Router's bounds and what it asks of the topology.
 type Config struct {
 	// Wait bounds one request's offers, from when they start: the inbox lock
-	// wait plus 1 s (link.CallWait), so an appender that waited out the lock
-	// and then filed is not reported silent.
+	// wait plus 1 s, so an appender that waited out the lock and then filed is
+	// not reported silent.
 	Wait time.Duration
 	// MaxOffers bounds the offers in flight at once to one box; default
 	// MaxOffers.

@@ -37,8 +37,12 @@ type rowsManager struct {
 	// notify, when set, is told of the same changes (the status page's watch).
 	notify func()
 
+	// typing holds a lock for each row being typed into now: pty.input types
+	// its text and then its Enter as two writes, and the backends serialise
+	// one write, not a pair. A row's entry goes when its last typist is done,
+	// so the map holds only rows being typed into.
 	mu     sync.Mutex
-	typing map[string]*sync.Mutex // per row id
+	typing map[string]*typist
 
 	// unreadable is a registry list cannot read: the page asks every tick,
 	// so it is said when it starts and when it ends, not each time.
@@ -46,7 +50,7 @@ type rowsManager struct {
 }
 
 func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
-	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*sync.Mutex{}}
+	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
 }
 
 // discover takes on the rows a previous daemon left running (tmux rows outlive
@@ -212,9 +216,7 @@ func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
 }
 
 func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
-	l := m.rowLock(id)
-	l.Lock()
-	defer l.Unlock()
+	defer m.lockRow(id)()
 	if len(data) > 0 {
 		if err := m.b.Input(id, data); err != nil {
 			return err
@@ -226,15 +228,32 @@ func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
 	return nil
 }
 
-func (m *rowsManager) rowLock(id string) *sync.Mutex {
+// typist is one row's typing lock and how many hold or wait for it.
+type typist struct {
+	sync.Mutex
+	n int
+}
+
+// lockRow takes row id's typing lock; unlock lets it go, and forgets it when
+// no one else holds or waits for it.
+func (m *rowsManager) lockRow(id string) (unlock func()) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.typing[id]
-	if !ok {
-		l = &sync.Mutex{}
-		m.typing[id] = l
+	t := m.typing[id]
+	if t == nil {
+		t = &typist{}
+		m.typing[id] = t
 	}
-	return l
+	t.n++
+	m.mu.Unlock()
+	t.Lock()
+	return func() {
+		t.Unlock()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if t.n--; t.n == 0 {
+			delete(m.typing, id)
+		}
+	}
 }
 
 // close lets go of the backend: PTY rows end with the daemon, tmux rows run on.

@@ -27,15 +27,6 @@ const (
 	unknownNode      // a node whose arguments could not be read: refused
 )
 
-// IsAgent reports whether p is an agent layer: claude or codex by the base name
-// of argv[0] or of its program file, or a node process one of whose arguments
-// names an agent or lies in an agent's npm package. A node whose arguments could
-// not be read is not called one here: Check refuses its ancestry instead.
-func IsAgent(p Proc) bool {
-	k, _ := classify(p)
-	return k == nativeAgent || k == nodeAgent
-}
-
 // AgentOf names the agent a command line runs, as the layer count would call
 // it: "claude" or "codex" by its program's name, or by a node host's script;
 // "" for anything else. A row started without an agent kind takes this one.

@@ -5,7 +5,10 @@ import (
 	"testing"
 )
 
-func TestIsAgent(t *testing.T) {
+// TestClassify: classify calls a process an agent layer (native or a node host)
+// by the base name of argv[0] or of its program file, or, for node, by an
+// argument that names an agent or lies in an agent's npm package.
+func TestClassify(t *testing.T) {
 	const cc = "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"
 	for _, tc := range []struct {
 		name string
@@ -37,14 +40,15 @@ func TestIsAgent(t *testing.T) {
 		{"nothing read", Proc{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsAgent(tc.p); got != tc.want {
-				t.Fatalf("IsAgent(%+v) = %v, want %v", tc.p, got, tc.want)
+			k, _ := classify(tc.p)
+			if got := k == nativeAgent || k == nodeAgent; got != tc.want {
+				t.Fatalf("classify(%+v) = %v, an agent %v; want %v", tc.p, k, got, tc.want)
 			}
 		})
 	}
 }
 
-// AgentOf names what IsAgent finds from a command line alone (a row's argv,
+// AgentOf names what classify finds from a command line alone (a row's argv,
 // before any process runs it).
 func TestAgentOf(t *testing.T) {
 	const cc = "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"

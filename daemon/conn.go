@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -104,6 +106,15 @@ func (c *conn) waitIdleLocked() {
 	}
 }
 
+// handler answers one request; ctx is its connection's (see serve).
+type handler func(ctx context.Context) (any, error)
+
+// serve admits the peer, then reads its requests until it stops sending, the
+// daemon stops, or a frame cannot be acted on, and answers each one.
+//
+// Every request runs under the connection's context, which ends when the
+// daemon stops or the client hangs up, so a forward, an offer or a receipts
+// fan-out made for a client that is gone is given up rather than waited out.
 func (c *conn) serve(ctx context.Context) {
 	defer c.nc.Close()
 	defer context.AfterFunc(ctx, c.stop)()
@@ -117,9 +128,11 @@ func (c *conn) serve(ctx context.Context) {
 		c.waitIdleLocked()
 		c.mu.Unlock()
 	}
+	reqCtx, hangUp := context.WithCancel(ctx)
+	defer hangUp()
 	var inflight sync.WaitGroup
-	defer inflight.Wait()
-	slots := make(chan struct{}, maxInFlight)
+	defer c.untilAnswered(&inflight, hangUp)
+	slots := semaphore.NewWeighted(maxInFlight)
 	for {
 		env, err := c.r.Read()
 		if err != nil {
@@ -146,46 +159,78 @@ func (c *conn) serve(ctx context.Context) {
 			c.badFrame(env.ID, env.Op, err.Error())
 			return
 		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		if slots.Acquire(ctx, 1) != nil {
 			c.refuse(env.ID, env.Op, wire.CodeShuttingDown, stoppingSentence)
 			c.ended()
 			continue
 		}
-		inflight.Add(1)
-		go func() {
-			defer inflight.Done()
-			defer func() { <-slots }()
+		inflight.Go(func() {
+			defer slots.Release(1)
 			defer c.ended()
-			c.answer(env, run)
-		}()
+			c.answer(reqCtx, env, run)
+		})
+	}
+}
+
+// hangupEvery is how often a connection whose client stopped sending, with
+// requests still open, is looked at for the client having hung up.
+const hangupEvery = 100 * time.Millisecond
+
+// untilAnswered waits for the requests still open once reading ended, and
+// gives them up (hangUp) as soon as the client hangs up. The end of reading
+// alone does not say so: a client may close only its sending half and read on
+// (stdio-bridge does at the end of its input), so the peer's whole socket
+// closing is what counts (hungUp).
+func (c *conn) untilAnswered(inflight *sync.WaitGroup, hangUp context.CancelFunc) {
+	answered := make(chan struct{})
+	go func() {
+		inflight.Wait()
+		close(answered)
+	}()
+	tick := time.NewTicker(hangupEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-answered:
+			return
+		default:
+		}
+		if hungUp(c.nc) {
+			hangUp()
+			<-answered
+			return
+		}
+		select {
+		case <-answered:
+			return
+		case <-tick.C:
+		}
 	}
 }
 
 // request decodes env's payload for its op. A bad payload is a frame error (the
 // connection closes); an op this daemon does not serve is a Refusal (it stays
 // open).
-func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
+func (c *conn) request(env wire.Envelope) (handler, error) {
 	switch env.Op {
 	case wire.OpCommFile:
 		var req wire.CommFile
 		if err := wire.DecodePayload(env.Payload, &req); err != nil {
 			return nil, err
 		}
-		return func() (any, error) { return c.d.commFile(c.b, req) }, nil
+		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req) }, nil
 	case wire.OpRegistryList:
-		return c.d.registryList, nil
+		return func(context.Context) (any, error) { return c.d.registryList() }, nil
 	case wire.OpNetList:
-		return c.d.netList, nil
+		return func(context.Context) (any, error) { return c.d.netList() }, nil
 	case wire.OpLinkStatus:
-		return c.d.linkStatus, nil
+		return func(context.Context) (any, error) { return c.d.linkStatus() }, nil
 	case wire.OpCommReceipts:
 		var req wire.CommReceipts
 		if err := wire.DecodePayload(env.Payload, &req); err != nil {
 			return nil, err
 		}
-		return func() (any, error) { return c.d.commReceipts(context.Background(), nil, req) }, nil
+		return func(ctx context.Context) (any, error) { return c.d.commReceipts(ctx, nil, req) }, nil
 	case wire.OpHello:
 		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
@@ -195,8 +240,8 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
 }
 
-func (c *conn) answer(env wire.Envelope, run func() (any, error)) {
-	resp, err := run()
+func (c *conn) answer(ctx context.Context, env wire.Envelope, run handler) {
+	resp, err := run(ctx)
 	if err != nil {
 		r := wire.AsRefusal(err)
 		c.refuse(env.ID, env.Op, r.Code, r.Sentence)

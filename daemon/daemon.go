@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
@@ -112,7 +114,15 @@ func New(cfg Config) (*Daemon, error) {
 // already read (letting its batch finish), closes every connection, removes the
 // socket and returns nil. An error means the daemon could not start, or could
 // not put back its socket and locks after they were deleted (watchRun).
-func (d *Daemon) Run(ctx context.Context) error {
+//
+// Everything the daemon runs is one tree under ctx: the services, the socket's
+// connections, each request under its connection's context, and what a request
+// sends on (a forward, an offer, a receipts fan-out). What they share is let go
+// by the defers below, each after every part started after it has ended: the
+// socket last, then the run/ watch, then the batchers, then the rows' backend,
+// then the links' offers and their batcher, once the services and the
+// connections are done.
+func (d *Daemon) Run(ctx context.Context) (err error) {
 	h := d.cfg.Home
 	if err := registry.Ensure(h); err != nil {
 		return fmt.Errorf("prepare comm home %s: %w", h.Dir, err)
@@ -126,18 +136,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer presence.release()
-	d.net = d.newNetwork()
-	close(d.netSet)
-	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	// The filer keeps the wall clock: its lock waits are real time, whatever
 	// clock judges liveness.
 	f := filer.New(h)
 	f.Manager = own
 	f.Log = d.log
-	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
-		return d.fileBatch(mgr, f, handle, lines, false)
-	})
-
+	d.net = d.newNetwork(f.LockWait)
+	close(d.netSet)
+	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	ep, err := listen(d.cfg.Socket, d.log)
 	if err != nil {
 		return err
@@ -147,37 +153,46 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	ctx, lose := context.WithCancel(ctx)
 	defer lose()
+	var lost error
+	defer func() {
+		err = errors.Join(lost, ep.close())
+		d.log.Info("sotd stopped", "socket", d.cfg.Socket)
+	}()
 	stopWatch := d.watchRun(ep, presence, lose)
+	defer func() { lost = stopWatch() }()
+	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
+		return d.fileBatch(mgr, f, handle, lines, false)
+	})
+	defer b.wait()
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
-	stopNet := d.net.start(mgr, f, b)
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
 	d.rows.notify = d.kickPage
 	d.rows.discover()
-	stopRows := d.rows.start(d.dialogEvery)
-	stopWake := d.rows.startWake(f, d.filed)
+	defer d.rows.close()
 	d.pageBatch = b
-	stopWeb := d.startWeb(f)
+	d.net.prepare(mgr, f, b)
+	defer d.net.drain()
+
+	sup := newSupervisor(d.log)
+	defer sup.wait()
+	d.net.start(ctx, sup)
+	d.rows.start(ctx, sup, d.dialogEvery)
+	d.rows.startWake(ctx, sup, f, d.filed)
+	d.startWeb(ctx, sup, f)
 	d.serve(ctx, ep, b)
-	lost := stopWatch()
-	stopWeb()
-	stopWake()
-	stopRows()
-	stopNet()
-	err = errors.Join(lost, ep.close())
-	d.log.Info("sotd stopped", "socket", d.cfg.Socket)
-	return err
+	return nil
 }
 
-// serve accepts until ctx ends, then waits for every connection and committer.
+// serve accepts until ctx ends, then waits for every connection.
 func (d *Daemon) serve(ctx context.Context, ep *endpoint, b *batcher) {
 	stop := context.AfterFunc(ctx, ep.stop)
 	defer stop()
 	var conns sync.WaitGroup
-	slots := make(chan struct{}, d.maxConns)
+	slots := semaphore.NewWeighted(int64(d.maxConns))
 	for d.connSlot(ctx, slots) {
 		nc, err := ep.accept()
 		if err != nil {
-			<-slots
+			slots.Release(1)
 			if ctx.Err() != nil {
 				break
 			}
@@ -190,31 +205,21 @@ func (d *Daemon) serve(ctx context.Context, ep *endpoint, b *batcher) {
 			continue
 		}
 		c := newConn(d, nc, b)
-		conns.Add(1)
-		go func() {
-			defer conns.Done()
-			defer func() { <-slots }()
+		conns.Go(func() {
+			defer slots.Release(1)
 			c.serve(ctx)
-		}()
+		})
 	}
 	conns.Wait()
-	b.wait()
 }
 
 // connSlot takes a place for one more connection, waiting while all maxConns
 // are served (the next peer waits in the listen backlog meanwhile); false when
 // ctx ends first.
-func (d *Daemon) connSlot(ctx context.Context, slots chan struct{}) bool {
-	select {
-	case slots <- struct{}{}:
+func (d *Daemon) connSlot(ctx context.Context, slots *semaphore.Weighted) bool {
+	if slots.TryAcquire(1) {
 		return true
-	default:
 	}
-	d.log.Warn("the socket serves as many connections as it may; the next waits until one closes", "max", cap(slots))
-	select {
-	case slots <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	d.log.Warn("the socket serves as many connections as it may; the next waits until one closes", "max", d.maxConns)
+	return slots.Acquire(ctx, 1) == nil
 }

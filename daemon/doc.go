@@ -14,4 +14,9 @@
 // it holds, forwards what it cannot file, and files the hub's offers for its
 // own handles (route.go). Those parts are services under a supervisor that
 // restarts a failing one with backoff, and Run waits for all of them.
+//
+// Everything runs under Run's context: the services, each connection, and each
+// request under its connection's context, which also ends when the client hangs
+// up, so what a request waits on from another box (a forward, an offer, a
+// receipts fan-out) is given up with it.
 package daemon

@@ -31,6 +31,17 @@ type hostile struct {
 
 	mu  sync.Mutex
 	got []wire.CommFile
+	// stalls, when set, holds every offer until the hub gives it up: each
+	// offer is told on offered as it comes, and on gaveUp as its ctx ends.
+	stalls          bool
+	offered, gaveUp chan string
+}
+
+// stall makes m hold every offer from now on until the hub gives it up.
+func (m *hostile) stall() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stalls = true
 }
 
 // dialHostile links box, whose key is in h and pinned in hosts, to the hub.
@@ -45,8 +56,8 @@ func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &hostile{box: box}
-	cfg := link.Config{Box: box, Handler: func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+	m := &hostile{box: box, offered: make(chan string, 16), gaveUp: make(chan string, 16)}
+	cfg := link.Config{Box: box, Handler: func(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 		if op != wire.OpCommFile {
 			return wire.ReceiptList{}, nil
 		}
@@ -56,7 +67,14 @@ func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
 		}
 		m.mu.Lock()
 		m.got = append(m.got, req)
+		stalls := m.stalls
 		m.mu.Unlock()
+		if stalls {
+			m.offered <- req.To
+			<-ctx.Done()
+			m.gaveUp <- req.To
+			return nil, ctx.Err()
+		}
 		return wire.CommFiled{OK: true, To: req.To}, nil
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

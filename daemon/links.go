@@ -30,18 +30,22 @@ type network struct {
 	dir    *directory   // ditto
 	copy   *netCopy     // ditto: the hub's merged view as it last said it
 	book   *linkBook    // every link's state, for link.status and the page
+	// offerWait bounds an offer or a forward: the inbox lock wait plus 1 s,
+	// what the protocol gives them, so an appender that waited out the lock
+	// and then filed is not reported silent.
+	offerWait time.Duration
 
-	// Set by start, before any request is served.
+	// Set by prepare, before any request is served.
 	mgr    lockManager
 	b      *batcher
 	offers *batcher // files offers: a handle listed under this box, or not_here
 }
 
 // newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
-// dials until start.
-func (d *Daemon) newNetwork() *network {
+// dials until start. lockWait is the filer's bound on the inbox lock.
+func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	role := roleOf(d.cfg.Home, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view)}
+	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
 	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
 		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
@@ -50,7 +54,7 @@ func (d *Daemon) newNetwork() *network {
 	switch {
 	case role.Serve:
 		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: link.CallWait(), ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
+		n.router = hub.New(hub.Config{Wait: n.offerWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now}
 		n.copy = &netCopy{}
@@ -64,9 +68,9 @@ func (d *Daemon) newNetwork() *network {
 	return n
 }
 
-// start runs the role's services under a supervisor; the returned stop ends
-// them and waits until every link, offer and filing they started is done.
-func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func()) {
+// prepare gives the network what its requests file through: the daemon's
+// lock manager and batcher, and a batcher of its own for offers.
+func (n *network) prepare(mgr lockManager, f *filer.Filer, b *batcher) {
 	n.mgr, n.b = mgr, b
 	// Offers have a committer of their own, so that the own-box check is made
 	// once per batch with the registry read the batch makes anyway; its appends
@@ -74,8 +78,10 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 	n.offers = newBatcher(n.d.maxBatch, maxWaiting, n.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return n.d.fileBatch(mgr, f, handle, lines, true)
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(n.log)
+}
+
+// start runs the role's services under sup.
+func (n *network) start(ctx context.Context, sup *supervisor) {
 	if n.router != nil {
 		sup.start(ctx, service{name: "links", run: n.serveLinks})
 		sup.start(ctx, service{name: "network view", run: n.viewService})
@@ -84,15 +90,16 @@ func (n *network) start(mgr lockManager, f *filer.Filer, b *batcher) (stop func(
 		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run, policy: link.Relink})
 		sup.start(ctx, service{name: "directory", run: n.dir.run})
 	}
-	return func() {
-		cancel()
-		sup.wait()
-		if n.router != nil {
-			n.router.Wait()
-		}
-		b.wait()
-		n.offers.wait()
+}
+
+// drain waits for the offers still running after their request was answered
+// and for the offers' batcher; the links, which hand it offers, and the
+// connections, which start offers, have ended before.
+func (n *network) drain() {
+	if n.router != nil {
+		n.router.Wait()
 	}
+	n.offers.wait()
 }
 
 // serveLinks is the hub's link listener: it admits the boxes hosts.toml pins,
@@ -219,7 +226,7 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 		return nil, err
 	}
 	req.Forwarded = true
-	res, err := n.d.commFileCtx(ctx, n.b, req)
+	res, err := n.d.commFile(ctx, n.b, req)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func (d *Daemon) PageSend(ctx context.Context, to, text string) (any, error) {
 	if err := mail.CheckRequest(req); err != nil {
 		return nil, err
 	}
-	return d.commFileCtx(ctx, d.pageBatch, req)
+	return d.commFile(ctx, d.pageBatch, req)
 }
 
 // remoteAgent is another box's entry as the page shows it: its liveness as

@@ -17,14 +17,9 @@ import (
 // commFile files one line by route 1's rules, the same ones a client's own
 // append applies (package mail), group-committed with the other lines waiting for
 // its inbox. The answer comes when the line is durable; a line whose id the inbox
-// already holds is answered ok, dup.
-func (d *Daemon) commFile(b *batcher, req wire.CommFile) (any, error) {
-	return d.commFileCtx(context.Background(), b, req)
-}
-
-// commFileCtx is commFile for a request whose caller may give up (one that came
-// over a link): ctx bounds what routing it sends on.
-func (d *Daemon) commFileCtx(ctx context.Context, b *batcher, req wire.CommFile) (wire.CommFiled, error) {
+// already holds is answered ok, dup. ctx is the caller's, a connection's or a
+// link's: it bounds what routing sends on, and ends when the caller gives up.
+func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile) (wire.CommFiled, error) {
 	if err := mail.CheckRequest(req); err != nil {
 		return wire.CommFiled{}, d.refused(req, err)
 	}

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/link"
@@ -81,28 +82,27 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 	return nil
 }
 
-// askAll asks every peer at once, at most maxReceiptAsks in flight, all within
-// wait; a box that refuses, or has not answered by then, is named unanswered.
+// askAll asks every peer, at most maxReceiptAsks at once, all within wait; a
+// box that refuses, or has not been asked or answered by then, is named
+// unanswered.
 func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	req.Forwarded = true
 	out := make([]wire.ReceiptList, len(peers))
-	slots := make(chan struct{}, maxReceiptAsks)
-	var wg sync.WaitGroup
+	var asks errgroup.Group
+	asks.SetLimit(maxReceiptAsks)
 	for i, p := range peers {
-		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-				defer func() { <-slots }()
-			case <-ctx.Done():
+		asks.Go(func() error {
+			if ctx.Err() != nil {
 				out[i] = wire.ReceiptList{Unanswered: []string{p.Box()}}
-				return
+				return nil
 			}
 			out[i] = n.askOne(ctx, p, req)
+			return nil
 		})
 	}
-	wg.Wait()
+	asks.Wait()
 	return out
 }
 

@@ -5,13 +5,12 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/route"
 	"github.com/sotcomm/sotd/wire"
 )
 
 // forwardGrace is what a guest waits for its hub beyond the hub's own bound on
-// its offers (link.CallWait), so that the hub's sentence naming a box that did
+// its offers (network.offerWait), so that the hub's sentence naming a box that did
 // not answer reaches the sender rather than the guest's own about the hub.
 const forwardGrace = 500 * time.Millisecond
 
@@ -61,7 +60,7 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its hub %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, n.role.LinkTo, req.To, n.d.cfg.Host)
 	}
 	n.dir.tell(req.From)
-	wait := link.CallWait() + forwardGrace
+	wait := n.offerWait + forwardGrace
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	req.Forwarded = true

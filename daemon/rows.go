@@ -37,8 +37,12 @@ type rowsManager struct {
 	// notify, when set, is told of the same changes (the status page's watch).
 	notify func()
 
+	// typing holds a lock for each row being typed into now: pty.input types
+	// its text and then its Enter as two writes, and the backends serialise
+	// one write, not a pair. A row's entry goes when its last typist is done,
+	// so the map holds only rows being typed into.
 	mu     sync.Mutex
-	typing map[string]*sync.Mutex // per row id
+	typing map[string]*typist
 
 	// unreadable is a registry list cannot read: the page asks every tick,
 	// so it is said when it starts and when it ends, not each time.
@@ -46,7 +50,7 @@ type rowsManager struct {
 }
 
 func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
-	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*sync.Mutex{}}
+	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
 }
 
 // discover takes on the rows a previous daemon left running (tmux rows outlive
@@ -239,9 +243,7 @@ func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
 }
 
 func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
-	l := m.rowLock(id)
-	l.Lock()
-	defer l.Unlock()
+	defer m.lockRow(id)()
 	if len(data) > 0 {
 		if err := m.b.Input(id, data); err != nil {
 			return err
@@ -253,15 +255,32 @@ func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
 	return nil
 }
 
-func (m *rowsManager) rowLock(id string) *sync.Mutex {
+// typist is one row's typing lock and how many hold or wait for it.
+type typist struct {
+	sync.Mutex
+	n int
+}
+
+// lockRow takes row id's typing lock; unlock lets it go, and forgets it when
+// no one else holds or waits for it.
+func (m *rowsManager) lockRow(id string) (unlock func()) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.typing[id]
-	if !ok {
-		l = &sync.Mutex{}
-		m.typing[id] = l
+	t := m.typing[id]
+	if t == nil {
+		t = &typist{}
+		m.typing[id] = t
 	}
-	return l
+	t.n++
+	m.mu.Unlock()
+	t.Lock()
+	return func() {
+		t.Unlock()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if t.n--; t.n == 0 {
+			delete(m.typing, id)
+		}
+	}
 }
 
 // close lets go of the backend: PTY rows end with the daemon, tmux rows run on.
@@ -294,36 +313,37 @@ func sortFirst(hs []string, first string) {
 	})
 }
 
-// request decodes a rows op; ok is false for an op that is not one.
-func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bool, err error) {
+// request decodes a rows op; ok is false for an op that is not one. A row's
+// op waits on no other box, so it leaves its connection's context alone.
+func (m *rowsManager) request(env wire.Envelope) (run handler, ok bool, err error) {
 	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
 	switch env.Op {
 	case wire.OpWorkspaceSpawn:
 		var req wire.WorkspaceSpawn
 		err = decode(&req)
-		run = func() (any, error) { return m.spawn(req) }
+		run = func(context.Context) (any, error) { return m.spawn(req) }
 	case wire.OpWorkspaceDestroy:
 		var req wire.WorkspaceRef
 		err = decode(&req)
-		run = func() (any, error) { return m.destroy(req.WorkspaceID) }
+		run = func(context.Context) (any, error) { return m.destroy(req.WorkspaceID) }
 	case wire.OpWorkspaceList:
-		run = func() (any, error) { return m.list() }
+		run = func(context.Context) (any, error) { return m.list() }
 	case wire.OpPtyScreen:
 		var req wire.WorkspaceRef
 		err = decode(&req)
-		run = func() (any, error) { return m.screen(req.WorkspaceID) }
+		run = func(context.Context) (any, error) { return m.screen(req.WorkspaceID) }
 	case wire.OpPtyInput:
 		var req wire.PtyInput
 		err = decode(&req)
-		run = func() (any, error) { return m.input(req) }
+		run = func(context.Context) (any, error) { return m.input(req) }
 	case wire.OpAgentJoin:
 		var req wire.AgentJoin
 		err = decode(&req)
-		run = func() (any, error) { return m.join(req) }
+		run = func(context.Context) (any, error) { return m.join(req) }
 	case wire.OpSessionWatch:
 		var req wire.SessionWatch
 		err = decode(&req)
-		run = func() (any, error) { return m.watchSession(req) }
+		run = func(context.Context) (any, error) { return m.watchSession(req) }
 	default:
 		return nil, false, nil
 	}
@@ -333,20 +353,11 @@ func (m *rowsManager) request(env wire.Envelope) (run func() (any, error), ok bo
 	return run, true, nil
 }
 
-// start runs the rows' services (the liveness stamper, the dialog watch every
-// dialogEvery) under a supervisor; the returned stop ends them and lets go of
-// the backend.
-func (m *rowsManager) start(dialogEvery time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(m.log)
-	st := newStamper(m)
-	sup.start(ctx, service{name: "row liveness", run: st.run})
+// start runs the rows' services under sup: the liveness stamper, and the dialog
+// watch every dialogEvery.
+func (m *rowsManager) start(ctx context.Context, sup *supervisor, dialogEvery time.Duration) {
+	sup.start(ctx, service{name: "row liveness", run: newStamper(m).run})
 	if runtime.GOOS != "windows" {
 		sup.start(ctx, service{name: "dialog watch", run: dialogWatch{m: m, every: dialogEvery}.run})
-	}
-	return func() {
-		cancel()
-		sup.wait()
-		m.close()
 	}
 }

@@ -5,11 +5,13 @@ package daemon
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -370,5 +372,58 @@ func TestAnUnreadableRegistryIsLoggedOnce(t *testing.T) {
 		if got := strings.Count(log, sub); got != n {
 			t.Errorf("the log says %q %d times, want %d:\n%s", sub, got, n, log)
 		}
+	}
+}
+
+// TestTypingKeepsEachInputWhole sends pty.inputs, each text then its Enter,
+// into one row at once while the wake types its own single writes: each input
+// reaches the row whole (the backends serialise one write, not a pair), and
+// once the typing is done the daemon holds no lock for the row, nor for rows
+// that are gone.
+func TestTypingKeepsEachInputWhole(t *testing.T) {
+	for _, k := range backendKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			var d *Daemon
+			r := startRig(t, withRows(k.make(t)), func(x *Daemon) { d = x })
+			c := r.dial(t)
+			spawn, log := fakeSpawn(t, "Repo", "")
+			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID
+			waitRow(t, c, id, "Ready", func(w wire.Workspace) bool { return w.Phase == string(rows.Ready) })
+			const n = 12
+			var typists sync.WaitGroup
+			for i := range n {
+				typists.Go(func() {
+					in := wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "<%02d>", i)), Enter: true}
+					if err := callErr(c, wire.OpPtyInput, in, &wire.Done{}); err != nil {
+						t.Errorf("pty.input %d: %v", i, err)
+					}
+				})
+				typists.Go(func() {
+					if err := (WakeRows{d.rows}).Input(id, []byte("~")); err != nil {
+						t.Errorf("the wake's write %d: %v", i, err)
+					}
+				})
+			}
+			typists.Wait()
+			var got string
+			waitFor(t, "every input in the row's byte log", func() bool {
+				got = byteLog(t, log)
+				return strings.Count(got, "\r") == n && strings.Count(got, "~") == n
+			})
+			for i := range n {
+				if want := fmt.Sprintf("<%02d>\r", i); !strings.Contains(got, want) {
+					t.Fatalf("the row's byte log %q does not hold %q whole", got, want)
+				}
+			}
+			if err := (WakeRows{d.rows}).Input("ws-gone", []byte("x")); err == nil {
+				t.Fatal("typing into a row that does not exist did not fail")
+			}
+			d.rows.mu.Lock()
+			left := len(d.rows.typing)
+			d.rows.mu.Unlock()
+			if left != 0 {
+				t.Fatalf("the daemon holds %d row locks after the typing ended, want none", left)
+			}
+		})
 	}
 }

@@ -10,17 +10,9 @@ import (
 	"github.com/sotcomm/sotd/wake"
 )
 
-// startWake runs the wake loop over the daemon's rows under a supervisor of its
-// own; the returned stop ends it, and is called before the rows let go of their
-// backend.
-func (m *rowsManager) startWake(f *filer.Filer, filed <-chan struct{}) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(m.log)
+// startWake runs the wake loop over the daemon's rows under sup.
+func (m *rowsManager) startWake(ctx context.Context, sup *supervisor, f *filer.Filer, filed <-chan struct{}) {
 	sup.start(ctx, service{name: "wake", run: m.wakeLoop(f, filed).Run})
-	return func() {
-		cancel()
-		sup.wait()
-	}
 }
 
 // wakeLoop is the wake over these rows, reading inboxes through f. It keeps the

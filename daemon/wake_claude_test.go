@@ -17,6 +17,7 @@ import (
 
 	"github.com/sotcomm/sotd/internal/fakeclaude"
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wake"
 	"github.com/sotcomm/sotd/wire"
@@ -136,7 +137,7 @@ func screenOfRow(t *testing.T, c *wire.Client, id string) wire.PtyScreen {
 // at or after since, ok false when it has not.
 func noticeAt(api *fakeclaude.Server, since time.Time) (time.Time, bool) {
 	for _, p := range api.Prompts() {
-		if !p.At.Before(since) && strings.HasSuffix(strings.TrimSpace(p.Text), wake.Notice) {
+		if !p.At.Before(since) && strings.HasSuffix(strings.TrimSpace(p.Text), registry.WakeNotice) {
 			return p.At, true
 		}
 	}
@@ -231,7 +232,7 @@ func TestWakeRealClaude(t *testing.T) {
 				if text, ok := promptRow(screenOfRow(t, c, id)); !ok || text != draft {
 					t.Fatalf("the box read %q (a main prompt: %v) after mail was filed, want the draft %q untouched", text, ok, draft)
 				}
-				if s := screenOfRow(t, c, cx); hasLine(s, wake.Notice) {
+				if s := screenOfRow(t, c, cx); hasLine(s, registry.WakeNotice) {
 					t.Fatalf("the Codex row shows the notice, want nothing typed into it:\n%s", strings.Join(s.Lines, "\n"))
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
 	"github.com/sotcomm/sotd/wake"
@@ -61,9 +62,9 @@ func TestWakeTypesTheNotice(t *testing.T) {
 			for _, h := range []string{"Free-box", "Busy-box", "Draft-box"} {
 				fileTo(t, c, h)
 			}
-			rowstest.WaitFile(t, freeLog, wake.Notice+"\r", 4*time.Second)
+			rowstest.WaitFile(t, freeLog, registry.WakeNotice+"\r", 4*time.Second)
 			t.Logf("%s: filing to notice submitted: %v", k.name, time.Since(filed).Round(10*time.Millisecond))
-			waitScreen(t, c, free, "the submitted notice", func(s wire.PtyScreen) bool { return hasLine(s, "> "+wake.Notice) })
+			waitScreen(t, c, free, "the submitted notice", func(s wire.PtyScreen) bool { return hasLine(s, "> "+registry.WakeNotice) })
 
 			time.Sleep(time.Until(filed.Add(2*wake.Every + wake.StillFor)))
 			for name, log := range map[string]string{"busy": busyLog, "draft": draftLog} {
@@ -73,8 +74,8 @@ func TestWakeTypesTheNotice(t *testing.T) {
 			}
 
 			rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: busy, DataB64: base64.StdEncoding.EncodeToString([]byte("/idle")), Enter: true})
-			rowstest.WaitFile(t, busyLog, "/idle\r"+wake.Notice+"\r", 2*wake.Every+wake.StillFor+time.Second)
-			if got := byteLog(t, freeLog); got != wake.Notice+"\r" {
+			rowstest.WaitFile(t, busyLog, "/idle\r"+registry.WakeNotice+"\r", 2*wake.Every+wake.StillFor+time.Second)
+			if got := byteLog(t, freeLog); got != registry.WakeNotice+"\r" {
 				t.Errorf("the free row got %q since, want its one notice", got)
 			}
 		})
@@ -92,15 +93,15 @@ func TestWakeRestartCompletesANotice(t *testing.T) {
 	r := startRig(t, withRows(mk))
 	c := r.dial(t)
 	id, log := wakeRow(t, c, "Repo", "Repo-box")
-	rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString([]byte(wake.Notice))})
-	rowstest.WaitFile(t, log, wake.Notice, 5*time.Second)
+	rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString([]byte(registry.WakeNotice))})
+	rowstest.WaitFile(t, log, registry.WakeNotice, 5*time.Second)
 	c.Close()
 	if err := r.stop(t); err != nil {
 		t.Fatal(err)
 	}
 
 	r2 := startOn(t, r.home, withRows(mk))
-	rowstest.WaitFile(t, log, wake.Notice+"\r", 5*time.Second)
+	rowstest.WaitFile(t, log, registry.WakeNotice+"\r", 5*time.Second)
 	c2 := r2.dial(t)
 	rowCall[wire.Done](t, c2, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
 }

@@ -12,19 +12,11 @@ import (
 // HTTPOff as Config.HTTP runs no status page.
 const HTTPOff = "off"
 
-// startWeb runs the status page and the watch that feeds it under a supervisor
-// of their own; the returned stop ends both, and is called before the socket
-// closes, so no page asks a stopping daemon.
-func (d *Daemon) startWeb(f *filer.Filer) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sup := newSupervisor(d.log)
+// startWeb runs the status page and the watch that feeds it under sup.
+func (d *Daemon) startWeb(ctx context.Context, sup *supervisor, f *filer.Filer) {
 	sup.start(ctx, service{name: "status page watch", run: func(ctx context.Context) error { return d.watch(ctx, f) }})
 	if d.cfg.HTTP != HTTPOff {
 		sup.start(ctx, service{name: "status page", run: d.runWeb})
-	}
-	return func() {
-		cancel()
-		sup.wait()
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/registry"
-	"github.com/sotcomm/sotd/wake"
 )
 
 // Prompt is `sotd hook prompt`, the UserPromptSubmit hook: a turn starts. A
@@ -24,11 +23,7 @@ func Prompt(r Run) int {
 	if in.AgentID != "" {
 		return ExitOK
 	}
-	origin := registry.FloorUser
-	if strings.TrimSpace(in.Prompt) == wake.Notice {
-		origin = registry.FloorMachine
-	}
-	return r.status(registry.VerbPrompt, origin)
+	return r.status(registry.VerbPrompt, registry.PromptOrigin(in.Prompt))
 }
 
 // denyAnswer is PreToolUse's refusal of one tool call.

@@ -17,7 +17,7 @@
 //     hold a link holds none.
 //
 // Every offer is bounded: one request's offers share one deadline (the inbox
-// lock wait plus 1 s, link.CallWait), and at most MaxOffers offers are in flight
+// lock wait plus 1 s, Config.Wait), and at most MaxOffers offers are in flight
 // at once to each box, so a burst to unknown handles cannot open hundreds of
 // streams to a box, and a box that stops answering holds only its own slots.
 package hub

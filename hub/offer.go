@@ -75,11 +75,14 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 			continue
 		}
 		r.offers.Go(func() {
-			if !take(ctx, slots) {
-				answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeFileFailed, "the daemon on %s was not asked: all %d offers to it were still unanswered; nothing was sent to it", p.Box(), cap(slots))}
+			// A free slot is taken at once, so an offer is made even when
+			// another box's ok has just ended ctx; else one is waited for
+			// within ctx.
+			if !slots.TryAcquire(1) && slots.Acquire(ctx, 1) != nil {
+				answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeFileFailed, "the daemon on %s was not asked: all %d offers to it were still unanswered; nothing was sent to it", p.Box(), r.cfg.MaxOffers)}
 				return
 			}
-			defer func() { <-slots }()
+			defer slots.Release(1)
 			answers <- r.offerTo(ctx, p, req)
 		})
 	}
@@ -91,22 +94,6 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 		t.note(a)
 	}
 	return wire.CommFiled{}, false
-}
-
-// take takes a slot, at once when one is free (so an offer is made even when
-// another box's ok has just ended ctx), else as soon as one frees within ctx.
-func take(ctx context.Context, slots chan struct{}) bool {
-	select {
-	case slots <- struct{}{}:
-		return true
-	default:
-	}
-	select {
-	case slots <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile) answer {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -35,8 +37,8 @@ type Peer interface {
 // Config is a Router's bounds and what it asks of the topology.
 type Config struct {
 	// Wait bounds one request's offers, from when they start: the inbox lock
-	// wait plus 1 s (link.CallWait), so an appender that waited out the lock
-	// and then filed is not reported silent.
+	// wait plus 1 s, so an appender that waited out the lock and then filed is
+	// not reported silent.
 	Wait time.Duration
 	// MaxOffers bounds the offers in flight at once to one box; default
 	// MaxOffers.
@@ -66,7 +68,7 @@ type Router struct {
 
 	mu      sync.Mutex
 	links   map[string]Peer              // box -> its current link
-	slots   map[Peer]chan struct{}       // each link's offers in flight
+	slots   map[Peer]*semaphore.Weighted // each link's offers in flight
 	held    map[Peer]map[string]struct{} // what each link holds
 	holders map[string]Peer              // handle -> the one link that holds it
 	changed chan struct{}                // closed, and replaced, at each directory change
@@ -91,7 +93,7 @@ func New(cfg Config) *Router {
 		cfg:     cfg,
 		log:     cfg.Log,
 		links:   map[string]Peer{},
-		slots:   map[Peer]chan struct{}{},
+		slots:   map[Peer]*semaphore.Weighted{},
 		held:    map[Peer]map[string]struct{}{},
 		holders: map[string]Peer{},
 		changed: make(chan struct{}),
@@ -112,7 +114,7 @@ func (r *Router) Add(p Peer) {
 	old, again := r.links[p.Box()]
 	again = again && old != p
 	r.links[p.Box()] = p
-	r.slots[p] = make(chan struct{}, r.cfg.MaxOffers)
+	r.slots[p] = semaphore.NewWeighted(int64(r.cfg.MaxOffers))
 	if again {
 		r.drop(old)
 	}
@@ -284,7 +286,7 @@ func (r *Router) holder(handle string) Peer {
 }
 
 // slotsOf is p's share of offer slots; nil once p is no longer linked.
-func (r *Router) slotsOf(p Peer) chan struct{} {
+func (r *Router) slotsOf(p Peer) *semaphore.Weighted {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.slots[p]

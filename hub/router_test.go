@@ -379,7 +379,7 @@ func TestASilentBoxHoldsOnlyItsOwnSlots(t *testing.T) {
 	for range 4 { // offers to an unheld handle go to every box; mute keeps its two slots
 		go r.Offer(ctx, req("nobody"), nil)
 	}
-	testutil.Eventually(t, 2*time.Second, "mute to hold both its slots", func() bool { return len(r.slotsOf(mute)) == 2 })
+	testutil.Eventually(t, 2*time.Second, "mute to hold both its slots", func() bool { return len(mute.asked()) == 2 })
 	start := time.Now()
 	if res, err := r.Offer(context.Background(), req("bob"), nil); err != nil || !res.OK {
 		t.Fatalf("Offer to gb's handle = %+v, %v; want ok", res, err)

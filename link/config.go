@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -25,12 +23,6 @@ const (
 	writeWait    = 10 * time.Second // a peer that reads nothing is closed
 	refuseLinger = time.Second      // a refused peer's time to read why before the hub closes
 )
-
-// CallWait is the bound a Call gets when its ctx has none: the inbox lock wait
-// plus 1 s, what the protocol gives a forward or an offer.
-func CallWait() time.Duration {
-	return home.EnvSeconds(filer.EnvInboxLockWait, filer.InboxLockWait) + time.Second
-}
 
 // Handler answers one request the peer sent over a link. A returned error is
 // sent back as a refusal: a *wire.Refusal keeps its code and sentence (so a

@@ -104,14 +104,11 @@ func (c *Conn) fail(code closeCode, err error) {
 
 // Call sends one request and waits for its answer, decoding a success into resp
 // (which may be nil) and a refusal into a *wire.Refusal. ctx bounds the whole
-// call; one without a deadline gets CallWait. An abandoned call leaves the link
-// up, and the peer's handler sees its ctx end (over QUIC).
+// call, as its caller knows what the answer is worth waiting for (a forward
+// or an offer: the inbox lock wait plus 1 s); without a deadline the link's
+// own end bounds it. An abandoned call leaves the link up, and the peer's
+// handler sees its ctx end (over QUIC).
 func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, CallWait())
-		defer cancel()
-	}
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -13,7 +14,7 @@ import (
 func Check(s *screen.Screen, opt Options) Verdict {
 	notice := opt.Notice
 	if notice == "" {
-		notice = Notice
+		notice = registry.WakeNotice
 	}
 	glyphs := promptGlyphs(opt.Windows)
 	v := Verdict{Kind: NotFree, BoxTop: -1, BoxBottom: -1}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -28,9 +29,9 @@ func TestCheckVerdictFields(t *testing.T) {
 		reason         string
 	}{
 		{"free box rows", claude("❯" + nb), Options{}, Free, 3, 5, ""},
-		{"holds the notice", claude("❯" + nb + Notice), Options{}, HoldsNotice, 3, 5, ""},
+		{"holds the notice", claude("❯" + nb + registry.WakeNotice), Options{}, HoldsNotice, 3, 5, ""},
 		{"another notice", claude("❯" + nb + "[x] wake up"), Options{Notice: "[x] wake up"}, HoldsNotice, 3, 5, ""},
-		{"the default notice is a draft when another is set", claude("❯" + nb + Notice), Options{Notice: "[x] wake up"}, NotFree, 3, 5, "holds a draft"},
+		{"the default notice is a draft when another is set", claude("❯" + nb + registry.WakeNotice), Options{Notice: "[x] wake up"}, NotFree, 3, 5, "holds a draft"},
 		{"a longer notice needs a wider box", claude("❯" + nb), Options{Notice: strings.Repeat("n", 77)}, NotFree, 3, 5, "it needs 81"},
 		{"box found, cursor elsewhere", func() *screen.Screen { s := claude("❯" + nb); s.CursorRow = 0; return s }(), Options{}, NotFree, 3, 5, "row 0, not the prompt row 4"},
 		{"no box", screen.FromText([]string{"$ "}, 80, 3, 0, 2), Options{}, NotFree, -1, -1, "no prompt glyph"},

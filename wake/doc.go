@@ -1,9 +1,9 @@
 // Package wake decides whether the daemon may type into a row: the free-prompt
 // test (Check) on a screen, and the 2 s wake loop (Loop) that uses it.
 //
-// The daemon wakes an idle Claude Code session by typing one fixed line,
-// Notice, and Enter. A line typed into a draft would corrupt the user's words,
-// and a line typed into a menu, a dialog or another agent's view would answer
+// The daemon wakes an idle Claude Code session by typing one fixed line, the
+// notice (registry.WakeNotice), and Enter. A line typed into a draft would
+// corrupt the user's words, and a line typed into a menu, a dialog or another agent's view would answer
 // it, so the test refuses anything it does not positively recognise as Claude
 // Code's empty main prompt. A screen is free when all of these hold:
 //
@@ -28,7 +28,7 @@
 //     which Claude Code wraps its input has not been measured), so the line the
 //     wake types is never wrapped out of the one row the test reads.
 //
-// A box that holds exactly the notice (the glyph, its space, Notice, then only
+// A box that holds exactly the notice (the glyph, its space, the notice, then only
 // spaces) "holds the notice": an earlier wake typed it and Enter did not follow,
 // so the wake sends Enter alone. The cursor column is not asked then (it sits
 // after the typed line), but everything else is.

@@ -43,9 +43,9 @@ type Rows interface {
 	Input(id string, data []byte) error
 }
 
-// Loop is the wake: a service that types Notice, then Enter, into each Claude
-// row idle at a free prompt whose handle has unread mail. See Run for the
-// rules it keeps.
+// Loop is the wake: a service that types the notice (registry.WakeNotice),
+// then Enter, into each Claude row idle at a free prompt whose handle has
+// unread mail. See Run for the rules it keeps.
 type Loop struct {
 	Rows Rows
 	// Unread counts handle's unread lines by the one unread rule and names the
@@ -75,8 +75,8 @@ type Loop struct {
 // entry carries a stop_at under a minute old is running its Stop hook, which
 // reads the mail itself, and is not typed into. Otherwise the loop looks at
 // the screen: when the region StillRegion watches shows the same text on
-// consecutive looks StillFor apart and Check says Free, it types Notice as one
-// write. A row not due is not looked at (so idle rows cost one inbox read a
+// consecutive looks StillFor apart and Check says Free, it types the notice as
+// one write. A row not due is not looked at (so idle rows cost one inbox read a
 // tick), and a row not looked at in a pass has its stillness forgotten: only
 // unbroken looks prove the screen still. A row found not yet proven still is
 // looked at again when StillFor since its first look has passed, without

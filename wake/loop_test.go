@@ -81,7 +81,7 @@ func claudeRow(id, handle string) *fakeRow {
 	return &fakeRow{row: Row{ID: id, Handle: handle, Claude: true, Ready: true}}
 }
 
-const sent = Notice + "|\r"
+const sent = registry.WakeNotice + "|\r"
 
 func TestLoopTypesTheNoticeThenEnter(t *testing.T) {
 	f := claudeRow("ws-a", "alice")
@@ -92,14 +92,14 @@ func TestLoopTypesTheNoticeThenEnter(t *testing.T) {
 		t.Fatalf("after the first look: wrote %q, %d looks; want nothing typed yet, the restart look and 1 more", f.wrote(), f.looks)
 	}
 	r.run(StillFor)
-	if f.wrote() != Notice {
+	if f.wrote() != registry.WakeNotice {
 		t.Fatalf("once still for %v: wrote %q, want the notice alone", StillFor, f.wrote())
 	}
 	r.run(EchoWait)
 	if f.wrote() != sent {
 		t.Fatalf("at the look after the echo: wrote %q, want the notice, then Enter as its own write", f.wrote())
 	}
-	if got := f.history[len(f.history)-1]; got != "> "+Notice {
+	if got := f.history[len(f.history)-1]; got != "> "+registry.WakeNotice {
 		t.Errorf("the agent got %q, want the notice", got)
 	}
 	r.run(5 * time.Minute) // still unread, same batch
@@ -117,7 +117,7 @@ func TestLoopHoldsBack(t *testing.T) {
 	}{
 		{"the screen keeps changing", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.busy = true; return f }, nil, true},
 		{"a draft in the box", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.box = "fix the build"; return f }, nil, true},
-		{"the notice plus a draft", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.box = Notice + " and more"; return f }, nil, true},
+		{"the notice plus a draft", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.box = registry.WakeNotice + " and more"; return f }, nil, true},
 		{"a Codex row", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.row.Claude = false; return f }, nil, false},
 		{"a row not Ready", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.row.Ready = false; return f }, nil, false},
 		{"a row with no handle", func() *fakeRow { return claudeRow("ws-a", "") }, nil, false}, // only the restart look
@@ -254,7 +254,7 @@ func TestLoopCompletesATypedNotice(t *testing.T) {
 			r := newRig(t, f).settled()
 			r.in.mail("alice", 1)
 			r.run(Every + StillFor)
-			if f.wrote() != Notice {
+			if f.wrote() != registry.WakeNotice {
 				t.Fatalf("wrote %q, want the notice", f.wrote())
 			}
 			r.mutate(func() { tc.fault(f) })
@@ -276,9 +276,9 @@ func TestLoopLeavesAnEditedNotice(t *testing.T) {
 	r.in.mail("alice", 1)
 	f.noEcho = 1 << 30 // nothing shows; then a person's edit does
 	r.run(Every + StillFor)
-	r.mutate(func() { f.noEcho, f.pending, f.box = 0, "", Notice+" but first" })
+	r.mutate(func() { f.noEcho, f.pending, f.box = 0, "", registry.WakeNotice+" but first" })
 	r.run(RepeatAfter + time.Minute)
-	if f.wrote() != Notice {
+	if f.wrote() != registry.WakeNotice {
 		t.Errorf("wrote %q, want the notice and no Enter into the edited box", f.wrote())
 	}
 	r.in.read("alice")
@@ -292,17 +292,17 @@ func TestLoopLeavesAnEditedNotice(t *testing.T) {
 
 func TestLoopRestartSendsEnterAlone(t *testing.T) {
 	holds := claudeRow("ws-holds", "alice")
-	holds.box = Notice
+	holds.box = registry.WakeNotice
 	read := claudeRow("ws-read", "bob") // its mail was read since: Enter all the same
-	read.box = Notice
+	read.box = registry.WakeNotice
 	draft := claudeRow("ws-draft", "carol")
-	draft.box = Notice + "!"
+	draft.box = registry.WakeNotice + "!"
 	codex := claudeRow("ws-codex", "dave")
-	codex.box, codex.row.Claude = Notice, false
+	codex.box, codex.row.Claude = registry.WakeNotice, false
 	later := claudeRow("ws-later", "erin") // Starting at the restart, Ready after
-	later.box, later.row.Ready = Notice, false
+	later.box, later.row.Ready = registry.WakeNotice, false
 	held := claudeRow("ws-held", "fay") // its Stop hook runs at the restart
-	held.box = Notice
+	held.box = registry.WakeNotice
 	r := newRig(t, holds, read, draft, codex, later, held)
 	r.in.entries["fay"] = &registry.Entry{StopAt: registry.Stamp(t0)}
 	r.in.mail("alice", 1)
@@ -327,7 +327,7 @@ func TestLoopRestartSendsEnterAlone(t *testing.T) {
 		}
 	}
 	// The restart look is once: a box that holds the notice later is not ours.
-	r.mutate(func() { read.box = Notice })
+	r.mutate(func() { read.box = registry.WakeNotice })
 	r.run(time.Minute)
 	if read.wrote() != "\r" {
 		t.Errorf("a second notice this run did not type: wrote %q, want the one Enter", read.wrote())
@@ -397,7 +397,7 @@ func TestLoopForgetsARemovedRow(t *testing.T) {
 	}
 	r.mutate(func() { f.noEcho = 0; r.rows.rows = []*fakeRow{f} })
 	r.run(time.Minute)
-	if f.wrote() != Notice {
+	if f.wrote() != registry.WakeNotice {
 		t.Errorf("the row listed again: wrote %q, want the one notice and no Enter", f.wrote())
 	}
 }
@@ -425,7 +425,7 @@ func TestLoopLogsAFaultOnce(t *testing.T) {
 func TestRun(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	f := claudeRow("ws-a", "alice")
-	f.box = Notice
+	f.box = registry.WakeNotice
 	r := newRig(t, f)
 	ticks := make(chan time.Time)
 	r.loop.Ticker = func(d time.Duration) (<-chan time.Time, func()) {

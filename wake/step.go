@@ -128,7 +128,7 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 	// gone, and within one run the line is never typed twice for a batch.
 	l.st.notices[r.Handle] = next
 	l.st.owed[r.ID] = owed{typed: now}
-	if l.write(r, Notice, "typed the notice") {
+	if l.write(r, registry.WakeNotice, "typed the notice") {
 		metrics.NoticeTyped()
 	}
 	return true, EchoWait

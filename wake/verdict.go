@@ -1,10 +1,5 @@
 package wake
 
-// Notice is the one line the wake types into a free prompt: it names the
-// command that reads the mail, never the mail itself (a pasted message is never
-// marked read, so it would show again).
-const Notice = "[sot-comm] you have mail: run comm-poll.sh"
-
 // Kind is what the free-prompt test found.
 type Kind int
 
@@ -32,7 +27,7 @@ type Options struct {
 	// Windows: Claude Code on Windows, where > is a prompt glyph too and a bare
 	// glyph counts without its no-break space.
 	Windows bool
-	// Notice is the line the wake types; "" means the package's Notice.
+	// Notice is the line the wake types; "" means registry.WakeNotice.
 	Notice string
 }
 

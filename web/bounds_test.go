@@ -91,7 +91,7 @@ func TestUnauthorizedConnectionsAreClosed(t *testing.T) {
 		}
 	}
 	owner := r.tcp(t)
-	owner.get(r.srv.Token())
+	owner.get(r.srv.token)
 	if resp, err := owner.response(5 * time.Second); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the owner's request: %+v, %v; want 200", resp, err)
 	}
@@ -109,7 +109,7 @@ func TestQuietConnectionsAreClosed(t *testing.T) {
 	half := r.tcp(t)
 	io.WriteString(half.nc, "GET / HTTP/1.1\r\nHost: sotd\r\n")
 	kept := r.tcp(t)
-	kept.get(r.srv.Token())
+	kept.get(r.srv.token)
 	if resp, err := kept.response(5 * time.Second); err != nil || resp.StatusCode != http.StatusOK || resp.Close {
 		t.Fatalf("an authorized request: %+v, %v; want 200, kept alive", resp, err)
 	}
@@ -133,7 +133,7 @@ func TestListenerCap(t *testing.T) {
 		held = append(held, r.tcp(t))
 	}
 	next := r.tcp(t)
-	next.get(r.srv.Token())
+	next.get(r.srv.token)
 	if resp, err := next.response(300 * time.Millisecond); err == nil {
 		t.Fatalf("connection %d was answered %s while %d were open, the cap", max+1, resp.Status, max)
 	}

@@ -162,7 +162,7 @@ func (r *rig) dial(t *testing.T, token string) (*websocket.Conn, *http.Response,
 // connect dials with the token and says hello as a frontend named name.
 func (r *rig) connect(t *testing.T, name string) *client {
 	t.Helper()
-	ws, _, err := r.dial(t, r.srv.Token())
+	ws, _, err := r.dial(t, r.srv.token)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}

@@ -31,7 +31,7 @@ func get(t *testing.T, url, bearer string) (int, string) {
 func TestEveryPathNeedsTheToken(t *testing.T) {
 	r := startServer(t, 0, View{})
 	base := "http://" + r.srv.Addr()
-	tok := r.srv.Token()
+	tok := r.srv.token
 	tests := []struct {
 		name, url, bearer string
 		status            int
@@ -61,7 +61,7 @@ func TestEveryPathNeedsTheToken(t *testing.T) {
 func TestMetricsCounterMovesThroughTheListener(t *testing.T) {
 	r := startServer(t, 0, View{})
 	sample := func() string {
-		_, body := get(t, "http://"+r.srv.Addr()+"/metrics", r.srv.Token())
+		_, body := get(t, "http://"+r.srv.Addr()+"/metrics", r.srv.token)
 		for _, l := range strings.Split(body, "\n") {
 			if strings.HasPrefix(l, "sotd_lines_filed_total ") {
 				return l
@@ -96,15 +96,15 @@ func TestAddrAndTokenFiles(t *testing.T) {
 		t.Errorf("http.addr holds %q, the listener is on %s", b, r.srv.Addr())
 	}
 	u, err := URL(r.home, "box")
-	if err != nil || u != r.srv.URL() || !strings.Contains(u, "token="+r.srv.Token()) {
-		t.Errorf("URL = %q, %v; want %q", u, err, r.srv.URL())
+	if err != nil || u != pageURL(r.srv.Addr(), r.srv.token) || !strings.Contains(u, "token="+r.srv.token) {
+		t.Errorf("URL = %q, %v; want %q", u, err, pageURL(r.srv.Addr(), r.srv.token))
 	}
 	// The token is made once: a second server for the home keeps it.
 	again, err := New(Config{Home: r.home, Host: "box", Backend: r.fake})
-	if err != nil || again.Token() != r.srv.Token() {
-		t.Errorf("a second server's token %q, %v; want the first's", again.Token(), err)
+	if err != nil || again.token != r.srv.token {
+		t.Errorf("a second server's token %q, %v; want the first's", again.token, err)
 	}
-	if other, _ := New(Config{Home: r.home, Host: "nas", Backend: r.fake}); other.Token() == r.srv.Token() {
+	if other, _ := New(Config{Home: r.home, Host: "nas", Backend: r.fake}); other.token == r.srv.token {
 		t.Error("two boxes sharing a home share a token")
 	}
 	r.stop()

@@ -24,7 +24,7 @@ func TestStatusPageInChromium(t *testing.T) {
 		Rows:   []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
 		Links:  []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
 	})
-	b := chromium.Open(t, r.srv.URL())
+	b := chromium.Open(t, pageURL(r.srv.Addr(), r.srv.token))
 
 	b.WaitDOM(`document.getElementById("conn").textContent`, "live")
 	b.WaitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")

@@ -84,14 +84,8 @@ func New(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg, token: tok, bounds: defaultBounds, conns: make(map[string]*conn)}, nil
 }
 
-// Token is what every request must carry.
-func (s *Server) Token() string { return s.token }
-
 // Addr is the address Listen bound.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
-
-// URL is the status page with its token.
-func (s *Server) URL() string { return pageURL(s.Addr(), s.token) }
 
 // Listen binds the loopback address and records it in run/<host>/http.addr.
 // An address the caller chose is the only one asked for. Otherwise the one
@@ -146,14 +140,6 @@ func checkLoopback(addr string) error {
 		return fmt.Errorf("status page address %q is not loopback; use 127.0.0.1:<port>", addr)
 	}
 	return nil
-}
-
-// Run listens and serves until ctx ends.
-func (s *Server) Run(ctx context.Context) error {
-	if err := s.Listen(); err != nil {
-		return err
-	}
-	return s.Serve(ctx)
 }
 
 // Serve answers requests on the bound listener until ctx ends, then closes

@@ -44,7 +44,7 @@ func TestHelloRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, _, err := r.dial(t, r.srv.Token())
+			ws, _, err := r.dial(t, r.srv.token)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -133,6 +133,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	f := filer.New(h)
 	f.Manager = own
 	f.Log = d.log
+	f.Observer = observer{}
 	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return d.fileBatch(mgr, f, handle, lines, false)
 	})

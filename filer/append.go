@@ -8,8 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sotcomm/sotd/metrics"
-
 	"github.com/sotcomm/sotd/home"
 )
 
@@ -94,10 +92,12 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 	results := make([]Result, len(lines))
 	batchIDs := map[string]bool{}
 	var batch []byte
+	dups := 0
 	for i, l := range lines {
 		if l.ID != "" {
 			if batchIDs[l.ID] || w.holds(l.ID) {
 				results[i].Dup = true
+				dups++
 				continue
 			}
 			batchIDs[l.ID] = true
@@ -112,7 +112,8 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 		if err := syncInbox(inbox); err != nil {
 			return nil, f.undo(inbox, handle, before, "flushed to disk", err)
 		}
-		metrics.Fsync(time.Since(began))
+		f.fsynced(time.Since(began))
+		f.filed(len(lines) - dups)
 	}
 	if w != nil {
 		w.appended(batch)

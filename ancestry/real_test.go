@@ -419,3 +419,18 @@ func BenchmarkAllowed(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(chain)), "procs")
 }
+
+// BenchmarkWalk is the walk alone: this process's whole ancestry read from the
+// OS's table, as every comm verb reads it.
+func BenchmarkWalk(b *testing.B) {
+	chain, err := Walk(os.Getpid())
+	if err != nil {
+		b.Skipf("this process's ancestry cannot be read here: %v", err)
+	}
+	for b.Loop() {
+		if _, err := Walk(os.Getpid()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(chain)), "procs")
+}

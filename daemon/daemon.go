@@ -64,6 +64,8 @@ type Daemon struct {
 
 	view     *webView      // what the status page shows
 	pageKick chan struct{} // asks the page's watch to look now
+
+	filingRegistry *regCache // the registry as each batch reads it
 }
 
 // Default bounds of group commit.
@@ -99,7 +101,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), filingRegistry: &regCache{h: cfg.Home}}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {

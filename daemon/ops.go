@@ -40,12 +40,13 @@ func (d *Daemon) commFileCtx(ctx context.Context, b *batcher, req wire.CommFile)
 
 // fileBatch files a batch of lines for one receiver. What depends on the
 // receiver and the box, its registry entry and the lock manager's record, is
-// checked once for the whole batch, just before the append: the registry is read
-// once per batch, as fresh as it can be, like the fsync. ownOnly files only for a
+// checked once for the whole batch, just before the append: the registry is looked
+// at once per batch, as fresh as it can be, like the fsync, and parsed again only
+// when it changed (regCache). ownOnly files only for a
 // handle listed under this box (an offer from the hub); any other is not_here.
 func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) (res []filer.Result, err error) {
 	defer countRefused(&err)
-	doc, err := registry.Read(d.cfg.Home)
+	doc, err := d.filingRegistry.read()
 	if err != nil {
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
 	}

@@ -428,3 +428,18 @@ func walkOS(pid int) ([]Proc, error) {
 	}
 	return walk(tab, pid, nil)
 }
+
+// BenchmarkWalk is the walk alone: this process's whole ancestry read from the
+// OS's table, as every comm verb reads it.
+func BenchmarkWalk(b *testing.B) {
+	chain, err := walkOS(os.Getpid())
+	if err != nil {
+		b.Skipf("this process's ancestry cannot be read here: %v", err)
+	}
+	for b.Loop() {
+		if _, err := walkOS(os.Getpid()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(chain)), "procs")
+}

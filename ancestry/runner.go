@@ -100,13 +100,14 @@ func LoadRunners(h home.Home, host string) (Runners, error) {
 	}
 	boot, pidns := machine.Boot(), machine.PIDNamespace()
 	out := Runners{}
+	buf := make([]byte, 256)
 	for _, e := range entries {
 		// WriteAtomic's temp files sit beside the records for a moment.
 		if strings.Contains(e.Name(), ".tmp.") {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
+		b, err := readSmall(path, buf)
 		if err != nil {
 			return nil, fmt.Errorf("read row runner record %s: %w", path, err)
 		}

@@ -1,7 +1,11 @@
 package ancestry
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,4 +56,21 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("parseStat(%q) accepted %+v", line, st)
 		}
 	})
+}
+
+// readSmall reads a file whole past its first buffer, and a missing one is
+// the not-there the walk ends on.
+func TestReadProcFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cmdline")
+	want := bytes.Repeat([]byte("arg\x00"), 3000)
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSmall(path, make([]byte, 16))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(want))
+	}
+	if _, err := readSmall(filepath.Join(t.TempDir(), "gone"), make([]byte, 16)); !errors.Is(gone(err), ErrEnded) {
+		t.Fatalf("a missing file read as %v, want ErrEnded", gone(err))
+	}
 }

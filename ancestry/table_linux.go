@@ -18,7 +18,8 @@ type procfs struct{}
 // Proc reads /proc/<pid>/stat (parent, start, name), cmdline and exe.
 func (procfs) Proc(pid int) (Proc, error) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	b, err := os.ReadFile(dir + "/stat")
+	buf := make([]byte, 4096) // both reads share it: parseStat keeps copies
+	b, err := readSmall(dir+"/stat", buf)
 	if err != nil {
 		return Proc{}, gone(err)
 	}
@@ -26,7 +27,7 @@ func (procfs) Proc(pid int) (Proc, error) {
 	if err != nil {
 		return Proc{}, fmt.Errorf("%s/stat: %w", dir, err)
 	}
-	cmd, err := os.ReadFile(dir + "/cmdline")
+	cmd, err := readSmall(dir+"/cmdline", buf)
 	if err != nil {
 		return Proc{}, gone(err)
 	}

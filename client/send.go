@@ -159,7 +159,11 @@ func (r *router) appendHere(req wire.CommFile) string {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
 	f := filer.New(r.s.Home)
-	if _, err := f.Append(req.To, []filer.Line{mail.Compose(req, now)}); err != nil {
+	l := mail.Compose(req, now)
+	// Send minted req.ID just now and files it once, so no line can hold it yet:
+	// the filer skips reading the inbox's dedupe window for it.
+	l.Fresh = true
+	if _, err := f.Append(req.To, []filer.Line{l}); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
 	return fmt.Sprintf("  filed -> @%s", req.To)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
 )
 
 // A refusal's sentence can be another box's words. Printed after "FAILED ->
@@ -82,4 +83,41 @@ func refuse(t *testing.T, sock, sentence string) {
 			"payload": map[string]string{"error": sentence, "code": "not_here"}})
 		c.Write(append(res, '\n'))
 	}()
+}
+
+// A send stamps last_seen only when the stamp is older than touchFresh: a daemon
+// that stamps a session each minute keeps every send free of the registry write,
+// and a session no daemon stamps stays stamped within touchFresh of its sends.
+func TestSendStampsOnlyAStaleLastSeen(t *testing.T) {
+	h, err := home.At(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(home.EnvName, "")
+	t.Setenv(home.EnvSocket, filepath.Join(t.TempDir(), "none.sock"))
+	t0 := time.Now().UTC().Truncate(time.Second)
+	now := t0
+	var out bytes.Buffer
+	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: func() time.Time { return now }}
+	if code := s.Join(JoinArgs{Name: "bob"}); code != ExitOK {
+		t.Fatalf("join: %d %s", code, out.String())
+	}
+	for _, step := range []struct {
+		after time.Duration
+		want  time.Time
+	}{
+		{time.Minute, t0},              // a minute-old stamp is left alone
+		{touchFresh - time.Second, t0}, // and one just under touchFresh
+		{touchFresh + time.Second, t0.Add(touchFresh + time.Second)}, // an older one is stamped
+	} {
+		now = t0.Add(step.after)
+		s.Send(SendArgs{To: "nobody", Text: "hi"})
+		d, err := registry.Read(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Agents["bob"].LastSeen; got != registry.Stamp(step.want) {
+			t.Fatalf("a send %s after the join left last_seen %s, want %s\n%s", step.after, got, registry.Stamp(step.want), out.String())
+		}
+	}
 }

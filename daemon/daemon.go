@@ -66,6 +66,8 @@ type Daemon struct {
 	view      *webView      // what the status page shows
 	pageKick  chan struct{} // asks the page's watch to look now
 	pageBatch *batcher      // files the page's messages; set by Run before the page serves
+
+	filingRegistry *regCache // the registry as each batch reads it
 }
 
 // Default bounds of group commit.
@@ -101,7 +103,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), filingRegistry: &regCache{h: cfg.Home}}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -141,6 +143,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f := filer.New(h)
 	f.Manager = own
 	f.Log = d.log
+	f.Observer = observer{}
 	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)

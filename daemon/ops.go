@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
@@ -34,12 +35,13 @@ func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile) (w
 
 // fileBatch files a batch of lines for one receiver. What depends on the
 // receiver and the box, its registry entry and the lock manager's record, is
-// checked once for the whole batch, just before the append: the registry is read
-// once per batch, as fresh as it can be, like the fsync. ownOnly files only for a
+// checked once for the whole batch, just before the append: the registry is looked
+// at once per batch, as fresh as it can be, like the fsync, and parsed again only
+// when it changed (regCache). ownOnly files only for a
 // handle listed under this box (an offer from the hub); any other is not_here.
 func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) (res []filer.Result, err error) {
-	defer func() { countFiled(res, err) }()
-	doc, err := registry.Read(d.cfg.Home)
+	defer countRefused(&err)
+	doc, err := d.filingRegistry.read()
 	if err != nil {
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
 	}
@@ -60,21 +62,20 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 	return res, nil
 }
 
-// countFiled feeds the metrics a batch's outcome: the lines appended (not the
-// duplicates an inbox already held) or the refusal's code.
-func countFiled(res []filer.Result, err error) {
-	if err != nil {
-		metrics.Refused(wire.AsRefusal(err).Code)
-		return
+// countRefused feeds the metrics a batch's refusal code; the filer's Observer
+// counts the lines it appended.
+func countRefused(err *error) {
+	if *err != nil {
+		metrics.Refused(wire.AsRefusal(*err).Code)
 	}
-	n := 0
-	for _, r := range res {
-		if !r.Dup {
-			n++
-		}
-	}
-	metrics.Filed(n)
 }
+
+// observer moves the daemon's metrics for its filer.
+type observer struct{}
+
+func (observer) LockWait(d time.Duration) { metrics.LockWait(d) }
+func (observer) Fsync(d time.Duration)    { metrics.Fsync(d) }
+func (observer) Filed(lines int)          { metrics.Filed(lines) }
 
 // filedNow tells the wake loop a line was filed; a pass already due takes it.
 func (d *Daemon) filedNow() {

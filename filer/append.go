@@ -8,8 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sotcomm/sotd/metrics"
-
 	"github.com/sotcomm/sotd/home"
 )
 
@@ -94,10 +92,12 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 	results := make([]Result, len(lines))
 	batchIDs := map[string]bool{}
 	var batch []byte
+	dups := 0
 	for i, l := range lines {
 		if l.ID != "" {
-			if batchIDs[l.ID] || w.holds(l.ID) {
+			if batchIDs[l.ID] || !l.Fresh && w.holds(l.ID) {
 				results[i].Dup = true
+				dups++
 				continue
 			}
 			batchIDs[l.ID] = true
@@ -112,7 +112,8 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 		if err := syncInbox(inbox); err != nil {
 			return nil, f.undo(inbox, handle, before, "flushed to disk", err)
 		}
-		metrics.Fsync(time.Since(began))
+		f.fsynced(time.Since(began))
+		f.filed(len(lines) - dups)
 	}
 	if w != nil {
 		w.appended(batch)
@@ -122,19 +123,20 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 }
 
 // window is the dedupe window of the inbox at path, end bytes long, brought up to
-// date; it is nil when no line has an id to look for. Its caller puts it back
+// date; it is nil when no line has an id to look for (none, or only fresh ones). Its caller puts it back
 // after a successful append; on any failure it is dropped, and the next append
 // reads the window again.
 func (f *Filer) window(inbox *os.File, path string, end int64, lines []Line) (*idWindow, error) {
 	wanted := map[string]bool{}
 	for _, l := range lines {
-		if l.ID != "" {
+		if l.ID != "" && !l.Fresh {
 			wanted[l.ID] = true
 		}
 	}
 	if len(wanted) == 0 {
 		// A kept window stays where it was; the next append with an id reads
-		// these lines as new bytes.
+		// these lines as new bytes. A fresh id needs no window: a process that
+		// files one line it just minted reads none of the inbox.
 		return nil, nil
 	}
 	file, err := inbox.Stat()

@@ -205,3 +205,29 @@ func TestAppendFileModes(t *testing.T) {
 		}
 	}
 }
+
+// A fresh id is one this process just minted, so Append reads no dedupe window
+// for it: even an id the inbox holds is written (which only a forged "fresh"
+// line could meet). A fresh id still meets a twin in its own batch, and a
+// retry, not fresh, is still answered Dup.
+func TestAppendFreshIDReadsNoWindow(t *testing.T) {
+	f, _ := newTestFiler(t)
+	h := "me"
+	path := mustPath(t, f, home.Inbox, h)
+	if _, err := f.Append(h, []Line{line("a", h, "first", "X1")}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := line("a", h, "minted again", "X1")
+	fresh.Fresh = true
+	twin := fresh
+	res, err := f.Append(h, []Line{fresh, twin})
+	if err != nil || res[0].Dup || !res[1].Dup {
+		t.Fatalf("fresh X1 and its twin: %+v, %v; want the first written, the twin Dup", res, err)
+	}
+	if got := decodeLines(t, readFile(t, path)); len(got) != 2 || got[1].Msg != "minted again" {
+		t.Fatalf("inbox holds %+v; want the fresh line written without a look back", got)
+	}
+	if res, err := f.Append(h, []Line{line("a", h, "retry", "X1")}); err != nil || !res[0].Dup {
+		t.Fatalf("a retry of X1: %+v, %v; want Dup", res, err)
+	}
+}

@@ -35,6 +35,8 @@ type Filer struct {
 	Manager string
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Observer, when set, is told each lock wait, fsync and append.
+	Observer Observer
 
 	windows idWindows // the dedupe window of each inbox this Filer appends to
 }

@@ -17,6 +17,11 @@ type Line struct {
 	Msg  string `json:"msg"`
 	TS   string `json:"ts"`
 	ID   string `json:"id,omitempty"`
+	// Fresh says this process minted ID for this append (mail.NewID) and has not
+	// offered it before, so no earlier line can hold it and Append skips the
+	// dedupe read for it. A retry, and every request a daemon is handed, is not
+	// fresh: only its sender knows it has never been sent.
+	Fresh bool `json:"-"`
 }
 
 // Encode is the line as filed: one JSON object and a newline. It refuses text that

@@ -13,7 +13,6 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/metrics"
 )
 
 // heldLock is an inbox lock this process holds; release lets it go and closes
@@ -90,7 +89,7 @@ func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(
 				fl.Unlock()
 				return heldLock{}, f.lockError(path, err)
 			}
-			metrics.LockWait(time.Since(began))
+			f.lockWaited(time.Since(began))
 			return heldLock{fl: fl}, nil
 		}
 		left := deadline.Sub(f.now())

@@ -10,6 +10,10 @@ import (
 // inbox again: enough to hold the ts and id that end a filed line.
 const lastLen = 128
 
+// smallAdvance is the most new bytes an advance reads into a buffer of their own
+// size rather than a pooled DedupeTail one.
+const smallAdvance = 64 << 10
+
 // idWindow holds the message ids of one inbox's dedupe window, the complete lines
 // that start inside its last DedupeTail bytes, as this Filer last saw them. The
 // next append reads only the bytes added since, so a long-lived Filer (the
@@ -51,9 +55,17 @@ func (w *idWindow) advance(r io.ReaderAt, file os.FileInfo, end int64, wanted ma
 		return w.read(r, file, end, nil)
 	}
 	from := w.end - int64(len(w.last))
-	buf := tailPool.Get().(*[DedupeTail]byte)
-	defer tailPool.Put(buf)
-	b := buf[:end-from]
+	var b []byte
+	if n := end - from; n <= smallAdvance {
+		// The usual step, a daemon's batch after its own last one: the bytes
+		// since are few, and a whole pooled window (1 MiB, dropped at each GC)
+		// would cost more to zero than they cost to read.
+		b = make([]byte, n)
+	} else {
+		buf := tailPool.Get().(*[DedupeTail]byte)
+		defer tailPool.Put(buf)
+		b = buf[:n]
+	}
 	if _, err := r.ReadAt(b, from); err != nil || !bytes.Equal(b[:len(w.last)], w.last) {
 		return w.read(r, file, end, nil)
 	}

@@ -4,7 +4,10 @@
 // never from a host name, which two machines can share.
 package machine
 
-import "strings"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // Unknown is written for a fact that cannot be read; it never equals anything.
 const Unknown = "-"
@@ -33,4 +36,23 @@ func trimmed(b []byte, err error) string {
 		return Unknown
 	}
 	return s
+}
+
+// memo keeps read's first known answer for the rest of the process: the machine
+// id, the boot id and this process's pid namespace do not change while it runs,
+// and one send asks for them in several places (the lock manager, the registry
+// lock's holder record). An unknown answer is read again at the next ask, so a
+// fact that was missing at start is not taken as missing for good.
+func memo(read func() string) func() string {
+	var kept atomic.Pointer[string]
+	return func() string {
+		if p := kept.Load(); p != nil {
+			return *p
+		}
+		s := read()
+		if Known(s) {
+			kept.Store(&s)
+		}
+		return s
+	}
 }

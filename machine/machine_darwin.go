@@ -6,17 +6,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ID is the host UUID.
-func ID() string {
+// ID is the host UUID, read once per process.
+func ID() string { return id() }
+
+var id = memo(func() string {
 	s, err := unix.Sysctl("kern.uuid")
 	return trimmed([]byte(s), err)
-}
+})
 
-// Boot is the boot session UUID.
-func Boot() string {
+// Boot is the boot session UUID, read once per process.
+func Boot() string { return boot() }
+
+var boot = memo(func() string {
 	s, err := unix.Sysctl("kern.bootsessionuuid")
 	return trimmed([]byte(s), err)
-}
+})
 
 // PIDNamespace is "darwin": macOS has one pid space.
 func PIDNamespace() string { return "darwin" }

@@ -6,25 +6,32 @@ import (
 	"strings"
 )
 
-// ID is /etc/machine-id (falling back to the D-Bus copy).
-func ID() string {
+// ID is /etc/machine-id (falling back to the D-Bus copy), read once per process.
+func ID() string { return id() }
+
+var id = memo(func() string {
 	if id := trimmed(os.ReadFile("/etc/machine-id")); id != Unknown {
 		return id
 	}
 	return trimmed(os.ReadFile("/var/lib/dbus/machine-id"))
-}
+})
 
-// Boot is the kernel's boot_id.
-func Boot() string { return trimmed(os.ReadFile("/proc/sys/kernel/random/boot_id")) }
+// Boot is the kernel's boot_id, read once per process.
+func Boot() string { return boot() }
 
-// PIDNamespace is this process's pid namespace, as /proc/self/ns/pid names it.
-func PIDNamespace() string {
+var boot = memo(func() string { return trimmed(os.ReadFile("/proc/sys/kernel/random/boot_id")) })
+
+// PIDNamespace is this process's pid namespace, as /proc/self/ns/pid names it,
+// read once per process.
+func PIDNamespace() string { return pidNS() }
+
+var pidNS = memo(func() string {
 	l, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
 		return Unknown
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(l, "pid:["), "]")
-}
+})
 
 // Start is pid's start tick (field 22 of /proc/<pid>/stat), Unknown when the
 // process is gone or unreadable.

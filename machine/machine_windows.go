@@ -2,8 +2,11 @@ package machine
 
 import "golang.org/x/sys/windows/registry"
 
-// ID is the MachineGuid Windows keeps under HKLM\SOFTWARE\Microsoft\Cryptography.
-func ID() string {
+// ID is the MachineGuid Windows keeps under HKLM\SOFTWARE\Microsoft\Cryptography,
+// read once per process.
+func ID() string { return id() }
+
+var id = memo(func() string {
 	k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SOFTWARE\Microsoft\Cryptography`, registry.QUERY_VALUE|registry.WOW64_64KEY)
 	if err != nil {
 		return Unknown
@@ -11,7 +14,7 @@ func ID() string {
 	defer k.Close()
 	s, _, err := k.GetStringValue("MachineGuid")
 	return trimmed([]byte(s), err)
-}
+})
 
 // Boot, PIDNamespace and Start are not proof facts on Windows.
 func Boot() string         { return Unknown }

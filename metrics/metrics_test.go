@@ -123,3 +123,29 @@ func BenchmarkRefused(b *testing.B) {
 		Refused("not_here")
 	}
 }
+
+// A label value is written as the text format quotes it, whatever bytes a peer's
+// name holds, and a histogram's buckets are cumulative up to its count.
+func TestTextFormat(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	LinkSample(`a"b\c`+"\n", 3*time.Millisecond, 0)
+	LinkSample(`a"b\c`+"\n", 30*time.Millisecond, 0)
+	got := scrape(t, srv)
+	series := `{peer="a\"b\\c\n"`
+	for sample, want := range map[string]float64{
+		`sotd_link_rtt_seconds_bucket` + series + `,le="0.0025"}`: 0,
+		`sotd_link_rtt_seconds_bucket` + series + `,le="0.005"}`:  1,
+		`sotd_link_rtt_seconds_bucket` + series + `,le="0.05"}`:   2,
+		`sotd_link_rtt_seconds_bucket` + series + `,le="+Inf"}`:   2,
+		`sotd_link_rtt_seconds_count` + series + `}`:              2,
+		`sotd_link_clock_offset_seconds` + series + `}`:           0,
+	} {
+		if v, ok := got[sample]; !ok || v != want {
+			t.Errorf("%s = %v (served: %v), want %v", sample, v, ok, want)
+		}
+	}
+	if _, ok := got["go_goroutines"]; !ok {
+		t.Error("go_goroutines is not served")
+	}
+}

@@ -45,6 +45,13 @@ func TestEveryPathNeedsTheToken(t *testing.T) {
 		{"page query token", base + "/?token=" + tok, "", 200, "<html"},
 		{"page bearer", base + "/", tok, 200, "<html"},
 		{"metrics bearer", base + "/metrics", tok, 200, "sotd_lines_filed_total"},
+		{"pprof bare", base + "/debug/pprof/", "", 401, "token"},
+		{"pprof heap bare", base + "/debug/pprof/heap", "", 401, "token"},
+		{"pprof bearer", base + "/debug/pprof/", tok, 200, "Types of profiles available"},
+		{"pprof goroutine dump", base + "/debug/pprof/goroutine?debug=1", tok, 200, "goroutine profile:"},
+		{"pprof heap", base + "/debug/pprof/heap", tok, 200, "\x1f\x8b"}, // gzipped, as go tool pprof reads it
+		{"pprof cpu", base + "/debug/pprof/profile?seconds=0.2", tok, 200, "\x1f\x8b"},
+		{"pprof unknown", base + "/debug/pprof/nope", tok, 404, "no such profile"},
 		{"unknown path", base + "/nope", tok, 404, ""},
 	}
 	for _, tc := range tests {

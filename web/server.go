@@ -188,6 +188,8 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /{$}", servePage)
 	mux.HandleFunc("GET /v1/ws", s.serveWS)
 	mux.Handle("GET /metrics", metrics.Handler())
+	// Profiles of the running daemon, so the next one needs no rebuild.
+	mux.Handle("GET /debug/pprof/", metrics.Profiles())
 	return s.authorize(mux)
 }
 

@@ -1,0 +1,43 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// The filing path parses the registry once while it stays the same file, and
+// again after any write: a new handle is seen by the next batch, and a registry
+// that became unreadable is unreadable, never the kept parse.
+func TestRegCacheParsesAgainOnlyAfterAChange(t *testing.T) {
+	h := newHome(t)
+	c := &regCache{h: h}
+	first, err := c.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.read(); err != nil || again != first {
+		t.Fatalf("an unchanged registry was parsed again (%p, then %p, %v)", first, again, err)
+	}
+	ls := registry.Stamp(testNow)
+	writeRegistry(t, h, map[string]string{"alice": ls, "bob": ls, "carol": ls})
+	doc, err := c.read()
+	if err != nil || doc == first || doc.Agents["carol"] == nil {
+		t.Fatalf("after a join of carol the batch read %v, %v; want a fresh parse that lists carol", doc, err)
+	}
+	if err := home.WriteAtomic(h.Registry(), []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := c.read(); !errors.Is(err, registry.ErrUnreadable) {
+		t.Fatalf("a registry made unreadable read as %v, %v; want ErrUnreadable", doc, err)
+	}
+	if err := os.Remove(h.Registry()); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := c.read(); err == nil {
+		t.Fatalf("a removed registry read as %v", doc)
+	}
+}

@@ -122,6 +122,14 @@ func TestHelperProcess(t *testing.T) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "sotdcommand":
+		cmd, err := SotdCommand()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd)
+		os.Exit(0)
 	case "stop":
 		// The Stop hook with no comm home, its ancestry read from the OS.
 		os.Exit(Stop(Run{In: strings.NewReader(stopInput), Out: os.Stdout, Err: os.Stderr, NoSession: errors.New("no comm home here")}))

@@ -88,11 +88,12 @@ func ReadCodexTrust(settings string) (CodexTrust, error) {
 	if err != nil {
 		return ct, err
 	}
-	// Codex keys trust by the path it read hooks.json at: the home as given,
-	// or, where it resolves a symlinked home, the file it names.
-	places := []string{shown}
+	// Codex keys trust by the path it read hooks.json at. Codex 0.171 resolves
+	// a CODEX_HOME that is a symlink, so the file's own path comes first; the
+	// path as given is tried too.
+	places := []string{path}
 	if path != shown {
-		places = append(places, path)
+		places = append(places, shown)
 	}
 	for _, h := range found {
 		h.CodexHook.Key, h.Trust = judge(cfg.Hooks.State, places, h)

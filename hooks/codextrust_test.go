@@ -159,6 +159,30 @@ func TestReadCodexTrustKeysByPlace(t *testing.T) {
 	}
 }
 
+// A Codex home reached through a symlink: the real Codex 0.171 keys trust by
+// the path it resolves to, and so does ReadCodexTrust.
+func TestReadCodexTrustSymlinkedHome(t *testing.T) {
+	c := newClock()
+	real := filepath.Join(t.TempDir(), "codex")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	install(t, c, Codex, filepath.Join(link, "hooks.json"), "sotd")
+	ct, err := ReadCodexTrust(filepath.Join(link, "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "hooks.json") + ":stop:0:0"; ct.Hooks[len(ct.Hooks)-1].Key != want {
+		t.Errorf("untrusted Stop's key %q, want the resolved path's %q", ct.Hooks[len(ct.Hooks)-1].Key, want)
+	}
+	trustAll(t, filepath.Join(real, "hooks.json"), "")
+	allAre(t, trusts(t, filepath.Join(link, "hooks.json")), Trusted)
+}
+
 // The hash takes a hook's own timeout, status message and matcher, and writes
 // strings as serde_json does.
 func TestCodexHookHashForm(t *testing.T) {

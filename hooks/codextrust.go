@@ -29,7 +29,7 @@ import (
 // what the hook is: its event, matcher and normalized handler (its command, a
 // timeout of 600 s unless it names one, async, a status message if any) as
 // JSON with sorted keys and no spaces (serde_json's form). Codex 0.171 records
-// the same hash that CodexHooks computes; a hook whose record holds another
+// the same hash that ReadCodexTrust computes (checked against its records); a hook whose record holds another
 // hash (its command changed since it was trusted) is not run, as one with no
 // record is not. A new session with such hooks opens on "Hooks need review".
 

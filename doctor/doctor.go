@@ -6,11 +6,13 @@ import (
 	"io"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/hooks"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/topology"
 )
@@ -43,6 +45,7 @@ type Env struct {
 	Now       func() time.Time
 	LookPath  func(string) (string, error)
 	HelloWait time.Duration // how long the daemon has to answer hello
+	CodexHome string        // where Codex keeps hooks.json and config.toml; "" when unknown
 }
 
 // Current is the Env of this process.
@@ -58,6 +61,9 @@ func Current() (Env, error) {
 	}
 	if u, err := user.Current(); err == nil {
 		e.OSUser = u.Username
+	}
+	if p, err := hooks.SettingsPath(hooks.Codex); err == nil {
+		e.CodexHome = filepath.Dir(p)
 	}
 	return e, nil
 }
@@ -85,6 +91,8 @@ func Run(e Env) Report {
 		checkTools(e),
 		checkClock(e, doc),
 		checkSkew(hosts, d.links, d.linksErr),
+		checkCodexHooks(e),
+		checkCodexServer(e),
 	}
 	r := Report{Healthy: true, Checks: checks}
 	for _, c := range checks {

@@ -3,6 +3,7 @@ package doctor
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -23,7 +24,12 @@ import (
 const envHelper = "DOCTOR_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envHelper) == "exit" {
+	switch os.Getenv(envHelper) {
+	case "exit":
+		os.Exit(0)
+	case "wait":
+		// Live until stdin closes: a process whose command line a test chose.
+		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -40,6 +40,18 @@
 // the agent shows and moves past). None exits 2, which blocks the prompt or the
 // tool: a broken comm home must never stop an agent's work.
 //
+// # Codex's shared app-server
+//
+// An interactive codex started without --no-daemon hands its session to a
+// shared `codex app-server --managed-daemon` in a process session of its own,
+// and the hooks run as that server's children: outside the session's row, with
+// the environment of whichever session started the server, and under pid 1
+// once that session has ended. Such a hook cannot tell whose it is, so every
+// hook that acts as the session's handle first looks for the server among its
+// ancestors and, finding it, does nothing but say so: in a systemMessage at the
+// turn's edges (prompt, stop) and on stderr always. The subagent guard, which
+// judges the tool input alone, still denies.
+//
 // # State
 //
 // The Stop hook keeps three files per session in the comm home's state/ folder,

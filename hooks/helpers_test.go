@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
@@ -44,11 +47,20 @@ func joined(t *testing.T, c *clock) *client.Session {
 	return s
 }
 
+// ownCodex is the ancestry of a hook that a session's own codex runs, so a test
+// does not depend on the processes that run it.
+func ownCodex() ([]ancestry.Proc, error) {
+	return []ancestry.Proc{
+		{PID: 300, PPID: 200, Argv: []string{"sotd", "hook"}},
+		{PID: 200, PPID: 1, Argv: []string{"codex", "--no-daemon"}},
+	}, nil
+}
+
 // hook runs one hook with input as its stdin and returns its stdout and stderr.
 func hook(t *testing.T, s *client.Session, fn func(Run) int, input string) (out, errs string) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code := fn(Run{In: strings.NewReader(input), Out: &o, Err: &e, Session: s})
+	code := fn(Run{In: strings.NewReader(input), Out: &o, Err: &e, Session: s, Ancestry: ownCodex})
 	if code != ExitOK {
 		t.Fatalf("hook exit %d; stdout %q stderr %q", code, o.String(), e.String())
 	}
@@ -99,6 +111,28 @@ func TestHelperProcess(t *testing.T) {
 			os.Exit(1)
 		}
 		release = lk.Unlock
+	case "server":
+		// Play Codex's shared app-server (this process's argv says so) and run
+		// the Stop hook as its child, with stdout passed through.
+		child := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+		child.Env = append(os.Environ(), helperEnv+"=stop")
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if err := child.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "sotdcommand":
+		cmd, err := SotdCommand()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd)
+		os.Exit(0)
+	case "stop":
+		// The Stop hook with no comm home, its ancestry read from the OS.
+		os.Exit(Stop(Run{In: strings.NewReader(stopInput), Out: os.Stdout, Err: os.Stderr, NoSession: errors.New("no comm home here")}))
 	case "reglock":
 		// Hold the registry lock, as a live writer does.
 		lk, err := reglock.Take(os.Getenv("HOOKS_LOCK"), reglock.Options{Deadline: reglock.Ruled})

@@ -74,6 +74,8 @@ func SettingsPath(a Agent) (string, error) {
 
 // SotdCommand is how a hook runs this sotd: "sotd" when that name on PATH is this
 // executable, so the hooks outlive a reinstall elsewhere on PATH, else its path.
+// Either is the same for one executable however it was started: Codex trusts a
+// hook by its command, so a command that changed would need review again.
 func SotdCommand() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -81,6 +83,12 @@ func SotdCommand() (string, error) {
 	}
 	if p, err := exec.LookPath("sotd"); err == nil && sameFile(p, exe) {
 		return "sotd", nil
+	}
+	// Some systems name the executable by the link it was started through: the
+	// file it names keeps the command, and Codex's trust in it, the same however
+	// this sotd was started.
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
 	}
 	return shellQuote(exe), nil
 }
@@ -218,8 +226,8 @@ func (in Install) run() error {
 		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
 	}
 	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
-	if in.Agent == Codex && !bytes.Equal(hooks.body, old) {
-		fmt.Fprintln(in.Out, "Codex runs a new hook only once you have reviewed and trusted it, and only with its hooks feature on.")
+	if in.Agent == Codex {
+		fmt.Fprint(in.Out, codexAdvice(shown))
 	}
 	return nil
 }

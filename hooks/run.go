@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -19,6 +20,9 @@ type Run struct {
 	Err       io.Writer
 	Session   *client.Session
 	NoSession error
+	// Ancestry reads this process and its ancestors, itself first; nil reads
+	// them from the OS.
+	Ancestry func() ([]ancestry.Proc, error)
 }
 
 // Exit codes of a hook: see the package doc for why there is no 2.

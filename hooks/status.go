@@ -20,7 +20,7 @@ func Prompt(r Run) int {
 		r.note("sotd hook prompt: %v; nothing was stamped", err)
 		return ExitFailed
 	}
-	if in.AgentID != "" {
+	if in.AgentID != "" || r.onSharedServer("prompt", true) {
 		return ExitOK
 	}
 	return r.status(registry.VerbPrompt, registry.PromptOrigin(in.Prompt))
@@ -76,6 +76,9 @@ func PreTool(r Run) int {
 		}
 		return ExitOK
 	case "AskUserQuestion":
+		if r.onSharedServer("pretool", false) {
+			return ExitOK
+		}
 		return r.status(registry.VerbBlocked, questions(in.ToolInput))
 	}
 	return ExitOK
@@ -134,6 +137,9 @@ func Permission(r Run) int {
 		r.note("sotd hook permission: %v; nothing was stamped", err)
 		return ExitFailed
 	}
+	if r.onSharedServer("permission", false) {
+		return ExitOK
+	}
 	var ti struct {
 		Description string `json:"description"`
 		Command     string `json:"command"`
@@ -185,7 +191,7 @@ const beatFresh = 30 * time.Second
 func PostTool(r Run, codex bool) int {
 	in, err := r.read()
 	r.drain()
-	if err != nil || in.AgentID != "" || r.Session == nil {
+	if err != nil || in.AgentID != "" || r.Session == nil || r.onSharedServer("posttool", false) {
 		return ExitOK
 	}
 	me, e, err := r.me()

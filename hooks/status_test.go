@@ -40,7 +40,7 @@ func TestPostToolHeartbeat(t *testing.T) {
 			}
 			c.add(tt.after)
 			var o, e = new(bytes.Buffer), new(bytes.Buffer)
-			if code := PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s}, tt.codex); code != ExitOK || o.String() != "" || e.String() != "" {
+			if code := PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s, Ancestry: ownCodex}, tt.codex); code != ExitOK || o.String() != "" || e.String() != "" {
 				t.Fatalf("heartbeat: exit %d stdout %q stderr %q; it is silent", code, o, e)
 			}
 			got := entry(t, s)
@@ -65,7 +65,7 @@ func TestPostToolGivesUpOnAHeldRegistryLock(t *testing.T) {
 	c.add(time.Minute)
 	start := time.Now()
 	o, e := new(bytes.Buffer), new(bytes.Buffer)
-	PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s}, false)
+	PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s, Ancestry: ownCodex}, false)
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("the heartbeat waited %v for the lock; it makes one try", took)
 	}

@@ -50,6 +50,9 @@ func Stop(r Run) int {
 	if in.AgentID != "" {
 		return ExitOK // a subagent neither reads mail nor is held for it
 	}
+	if r.onSharedServer("stop", true) {
+		return ExitOK
+	}
 	if r.Session == nil {
 		// No comm home, so no state to keep the episode in: stop_hook_active alone
 		// keeps this to one block a turn.

@@ -94,6 +94,9 @@ func (s Spec) normalize() (Spec, error) {
 	default:
 		return s, fmt.Errorf("%w: agent %q is not claude, codex or other", ErrBadSpec, s.Agent)
 	}
+	if s.Agent == Codex {
+		s.Argv = codexNoDaemon(s.Argv)
+	}
 	if s.Handle != "" {
 		if err := home.CheckHandle(s.Handle); err != nil {
 			return s, fmt.Errorf("%w: %w", ErrBadSpec, err)
@@ -122,6 +125,39 @@ func (s Spec) normalize() (Spec, error) {
 		s.Label = filepath.Base(s.Cwd)
 	}
 	return s, nil
+}
+
+// NoDaemon is the Codex flag that keeps a session's work in its own process.
+// Without it, an interactive codex (and its resume and fork) hands the session
+// to a shared `codex app-server --managed-daemon` in a session of its own, and
+// the hooks run as that server's children: outside the row (the agent-layer
+// check refuses them), with the environment of the row that started the server
+// (a second row sharing CODEX_HOME would act as the first row's handle), and
+// under pid 1 once that row is gone. Codex 0.171 takes it before a subcommand.
+const NoDaemon = "--no-daemon"
+
+// codexNoDaemon is a Codex command line with NoDaemon added right after the
+// program (codex, or a node host and codex's script), unless it is there
+// already: Codex refuses it twice. A command line whose program is not codex
+// (a shell, a wrapper) is left as given; the hooks say so if its sessions end
+// up under the shared server.
+func codexNoDaemon(argv []string) []string {
+	n := 1
+	for n <= len(argv) && ancestry.AgentOf(argv[:n]) != string(Codex) {
+		n++
+	}
+	if n > len(argv) {
+		return argv
+	}
+	for _, a := range argv[n:] {
+		if a == "--" {
+			break
+		}
+		if a == NoDaemon {
+			return argv
+		}
+	}
+	return slices.Concat(argv[:n], []string{NoDaemon}, argv[n:])
 }
 
 // identityEnv are the variables that say which row and handle a process is.

@@ -96,6 +96,46 @@ func TestSpecAgentFromCommand(t *testing.T) {
 	}
 }
 
+// A Codex row runs its codex with --no-daemon, so the hooks are the row's own
+// codex's children and not a shared app-server's; once only, placed before any
+// subcommand, and a command line that is not codex's own is left alone.
+func TestSpecCodexNoDaemon(t *testing.T) {
+	const js = "/usr/lib/node_modules/@openai/codex/bin/codex.js"
+	for _, tc := range []struct {
+		name  string
+		agent Agent
+		argv  []string
+		want  []string
+	}{
+		{"interactive", "", []string{"codex"}, []string{"codex", "--no-daemon"}},
+		{"with a prompt", "", []string{"/usr/bin/codex", "-m", "o3", "fix it"}, []string{"/usr/bin/codex", "--no-daemon", "-m", "o3", "fix it"}},
+		{"resume", "", []string{"codex", "resume", "--last"}, []string{"codex", "--no-daemon", "resume", "--last"}},
+		{"fork", Codex, []string{"codex", "fork", "0199"}, []string{"codex", "--no-daemon", "fork", "0199"}},
+		{"node host", "", []string{"node", "--no-warnings", js, "resume"}, []string{"node", "--no-warnings", js, "--no-daemon", "resume"}},
+		{"already there", "", []string{"codex", "--no-daemon"}, []string{"codex", "--no-daemon"}},
+		{"already on resume", "", []string{"codex", "resume", "--no-daemon", "--last"}, []string{"codex", "resume", "--no-daemon", "--last"}},
+		{"only as a prompt", "", []string{"codex", "--", "--no-daemon"}, []string{"codex", "--no-daemon", "--", "--no-daemon"}},
+		{"a shell line", Codex, []string{"sh", "-c", "codex"}, []string{"sh", "-c", "codex"}},
+		{"a wrapper", Codex, []string{"./my-codex"}, []string{"./my-codex"}},
+		{"not a codex row", Other, []string{"codex"}, []string{"codex"}},
+		{"claude", "", []string{"claude"}, []string{"claude"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			argv := slices.Clone(tc.argv)
+			s, err := Spec{Agent: tc.agent, Argv: argv}.normalize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.Argv, tc.want) {
+				t.Errorf("argv %q: got %q, want %q", tc.argv, s.Argv, tc.want)
+			}
+			if !slices.Equal(argv, tc.argv) {
+				t.Errorf("the caller's argv was changed to %q", argv)
+			}
+		})
+	}
+}
+
 func TestRowEnvCarriesIdentity(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -1,0 +1,188 @@
+// Package fakeopenai is a small OpenAI Responses API on 127.0.0.1, enough for
+// the real Codex CLI to start, take a prompt and end its turn with no network:
+// tests point a model provider's base_url (or OPENAI_BASE_URL) at URL+"/v1".
+//
+// POST /v1/responses answers every request with one short assistant message
+// and response.completed, as the server-sent event stream Codex reads. GET
+// /v1/models answers an empty list. Anything else is logged and answered 200
+// with an empty JSON object, so a probe Codex adds in a later version neither
+// hangs nor fails its start.
+package fakeopenai
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Reply is the text every response request gets back.
+const Reply = "Noted."
+
+// Server is one fake Responses API. Its zero value is not usable: call Start.
+type Server struct {
+	// URL is the server's root, e.g. http://127.0.0.1:40123; the API is under /v1.
+	URL string
+
+	srv *http.Server
+	log *slog.Logger
+	seq atomic.Int64
+
+	mu       sync.Mutex
+	requests []Request
+	unknown  []string
+}
+
+// Request is one response request as the fake read it.
+type Request struct {
+	// Texts are the text parts of every message in the request's input, oldest
+	// first, each prefixed by its role and ": " (e.g. "user: hello").
+	Texts []string
+	At    time.Time
+}
+
+// Has reports whether one of the request's texts contains sub.
+func (r Request) Has(sub string) bool {
+	for _, t := range r.Texts {
+		if strings.Contains(t, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// Start listens on a free loopback port and serves until Close.
+func Start(log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fake Responses API: listen on 127.0.0.1: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+	})
+	mux.HandleFunc("/", s.other)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server and every request it is serving.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// Requests is every response request so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Unknown is the method and path of every request the server does not model.
+func (s *Server) Unknown() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.unknown...)
+}
+
+func (s *Server) other(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	s.mu.Lock()
+	s.unknown = append(s.unknown, r.Method+" "+r.URL.Path)
+	s.mu.Unlock()
+	s.log.Info("fake Responses API: a request it does not model, answered {}", "method", r.Method, "path", r.URL.Path)
+	writeJSON(w, map[string]any{})
+}
+
+// input is the part of a response request the fake reads: the messages of its
+// input, whose content is a string or a list of typed parts.
+type input struct {
+	Input []struct {
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"input"`
+}
+
+func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
+	var in input
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		writeJSON(w, map[string]any{"error": map[string]any{"type": "invalid_request_error", "message": "the body is not JSON"}})
+		return
+	}
+	req := Request{At: time.Now()}
+	for _, m := range in.Input {
+		if m.Type != "message" && m.Type != "" {
+			continue
+		}
+		for _, t := range texts(m.Content) {
+			req.Texts = append(req.Texts, m.Role+": "+t)
+		}
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	n := s.seq.Add(1)
+	id, msg := fmt.Sprintf("resp_fake_%d", n), fmt.Sprintf("msg_fake_%d", n)
+	events := []map[string]any{
+		{"type": "response.created", "response": map[string]any{"id": id}},
+		{"type": "response.output_item.done", "output_index": 0, "item": map[string]any{
+			"type": "message", "role": "assistant", "id": msg,
+			"content": []any{map[string]any{"type": "output_text", "text": Reply}},
+		}},
+		{"type": "response.completed", "response": map[string]any{"id": id, "usage": map[string]any{
+			"input_tokens": 12, "input_tokens_details": nil, "output_tokens": 2,
+			"output_tokens_details": nil, "total_tokens": 14,
+		}}},
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+// texts are a message content's texts: a plain string, or the text of each
+// part that has one (input_text, output_text).
+func texts(content json.RawMessage) []string {
+	var plain string
+	if json.Unmarshal(content, &plain) == nil {
+		return []string{plain}
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(content, &parts)
+	var out []string
+	for _, p := range parts {
+		if p.Text != "" {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

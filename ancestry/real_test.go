@@ -325,7 +325,7 @@ func TestRealAllowed(t *testing.T) {
 }
 
 func TestRealWalkOfThisProcess(t *testing.T) {
-	chain, err := walkOS(os.Getpid())
+	chain, err := Walk(os.Getpid())
 	if err != nil {
 		t.Skipf("this test's own ancestry cannot be read here: %v", err)
 	}
@@ -408,7 +408,7 @@ func BenchmarkAllowed(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	chain, err := walkOS(os.Getpid())
+	chain, err := Walk(os.Getpid())
 	if err != nil {
 		b.Skipf("this process's ancestry cannot be read here: %v", err)
 	}
@@ -420,24 +420,15 @@ func BenchmarkAllowed(b *testing.B) {
 	b.ReportMetric(float64(len(chain)), "procs")
 }
 
-// walkOS reads pid's ancestry from this OS's process table, to the top.
-func walkOS(pid int) ([]Proc, error) {
-	tab, err := OSTable()
-	if err != nil {
-		return nil, err
-	}
-	return walk(tab, pid, nil)
-}
-
 // BenchmarkWalk is the walk alone: this process's whole ancestry read from the
 // OS's table, as every comm verb reads it.
 func BenchmarkWalk(b *testing.B) {
-	chain, err := walkOS(os.Getpid())
+	chain, err := Walk(os.Getpid())
 	if err != nil {
 		b.Skipf("this process's ancestry cannot be read here: %v", err)
 	}
 	for b.Loop() {
-		if _, err := walkOS(os.Getpid()); err != nil {
+		if _, err := Walk(os.Getpid()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,6 +43,16 @@ var (
 	ErrUnreadable = errors.New("ancestry unreadable")
 )
 
+// Walk reads pid and its ancestors up to the top of its tree, the process itself
+// first, from this OS's process table.
+func Walk(pid int) ([]Proc, error) {
+	t, err := OSTable()
+	if err != nil {
+		return nil, err
+	}
+	return walk(t, pid, nil)
+}
+
 // walk reads pid and its ancestors until stop accepts one (which is kept as the
 // last) or the top. The top is a process with no parent, or one whose parent is
 // not there or started after it (a reused pid: its real parent has exited).

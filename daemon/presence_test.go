@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/registry/reglock"
 )
@@ -48,11 +49,13 @@ func TestPresenceRecord(t *testing.T) {
 	child.Process.Kill()
 	child.Wait()
 	r := startOn(t, h)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := reglock.ParseHolder(strings.TrimSpace(string(b))); got.PID != os.Getpid() {
+	// The socket answers a moment before the daemon writes its record.
+	var b []byte
+	if !testutil.Within(5*time.Second, func() bool {
+		b, _ = os.ReadFile(path)
+		got, _ := reglock.ParseHolder(strings.TrimSpace(string(b)))
+		return got.PID == os.Getpid()
+	}) {
 		t.Fatalf("after the recorded process exited, the record is %q, want this process's", b)
 	}
 	if err := r.stop(t); err != nil {

@@ -139,16 +139,17 @@ func nonEmptyLines(s string) []string {
 	return lines
 }
 
-// TestNewVerbIsCompleted: a verb registered anywhere is completed, with the
+// TestNewVerbIsCompleted: a verb added to the table is completed, with the
 // words and flags of its usage lines.
 func TestNewVerbIsCompleted(t *testing.T) {
-	verbs["zzfrob"] = verb{"frob things", `
+	frob := verb{"zzfrob", "frob things", `
 usage: sotd zzfrob start|stop [--hard] [--mode fast|slow]
        sotd zzfrob status @handle --watch
 
 Prose mentioning --not-a-flag is not read.`, nil}
-	defer delete(verbs, "zzfrob")
-	got := completionOf("zzfrob", verbs["zzfrob"])
+	verbs = append(verbs, group{"Test", []verb{frob}})
+	defer func() { verbs = verbs[:len(verbs)-1] }()
+	got := completionOf(frob)
 	want := completion{
 		Name: "zzfrob", Synopsis: "frob things",
 		Subs:    []string{"start", "stop", "status"},

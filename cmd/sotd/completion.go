@@ -35,6 +35,14 @@ type completion struct {
 	Flags          []string            // "--json"
 	Values         map[string][]string // words offered after a flag: --os linux|darwin|windows
 	Handles        bool                // its first argument is an @handle
+	IDs            []idSpot            // where a row id goes
+}
+
+// idSpot is where a usage line puts a row ID: at word At (the verb is word 1),
+// after the word After.
+type idSpot struct {
+	At    int
+	After string
 }
 
 // completionScript renders the script for shell from the verb table.
@@ -79,11 +87,19 @@ func completionOf(v verb) completion {
 		if !ok || rest != "" && rest[0] != ' ' {
 			continue
 		}
-		flag := ""
+		flag, at, before := "", 1, name
 		for _, tok := range usageTokens.Split(rest, -1) {
+			if tok == "" {
+				continue
+			}
+			at++
 			alt := strings.HasPrefix(tok, "|")
 			after := flag
 			flag = ""
+			if tok == "ID" {
+				c.IDs = append(c.IDs, idSpot{at, before})
+			}
+			before = tok
 			for _, w := range strings.Split(strings.Trim(tok, "|"), "|") {
 				switch {
 				case strings.HasPrefix(w, "--"):

@@ -29,7 +29,8 @@ func runJoin(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 func runSend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a, file, err := parseSend(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "sotd send: %v\nusage: sotd send @handle 'message' | @handle --file PATH|- | --broadcast 'message'\n", err)
+		fmt.Fprintf(stderr, "sotd send: %v\n", err)
+		printUsage(stderr, "send")
 		return client.ExitUsage
 	}
 	label := "@" + a.To
@@ -153,7 +154,7 @@ func runStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) == 2 {
 		text = rest[1]
 	}
-	return s.Status(rest[0], text, len(rest) == 2, asJSON)
+	return s.Declare(rest[0], text, len(rest) == 2, asJSON)
 }
 
 func runLockClear(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -62,16 +62,17 @@ func runRows(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 func runRowsScreen(args []string, stdout, stderr io.Writer) int {
 	var out string
-	fs := flag.NewFlagSet("rows screen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&out, "out", "", "save the screen to this file instead of printing it")
-	// The id may come before or after --out.
+	// The id may come before or after --out: parse, take one word, parse on.
 	var rest []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
+		var ok bool
+		args, ok = flags("rows screen", args, stderr, func(fs *flag.FlagSet) {
+			fs.StringVar(&out, "out", out, "save the screen to this file instead of printing it")
+		})
+		if !ok {
 			return usageErr(stderr, "rows", nil)
 		}
-		if args = fs.Args(); len(args) > 0 {
+		if len(args) > 0 {
 			rest, args = append(rest, args[0]), args[1:]
 		}
 	}

@@ -43,12 +43,14 @@ usage: sotd send @handle 'message'
 
 Prints "filed -> @handle" (exit 0) or "FAILED -> @handle: <reason>" (exit 1).
 The recipient is only the first positional @arg; the message may itself begin
-with @. --file reads the body whole from PATH, or stdin for -.`, runSend},
+with @. --file reads the body whole from PATH, or stdin for -; a body is at
+most 512 KiB.`, runSend},
 			{"poll", "show new mail and move the read cursor past it", `
 usage: sotd poll [--json]
 
-Shows the inbox lines past this session's cursor, then advances it. Exit 75
-when the inbox is being written: nothing was read; try again.`, runPoll},
+Shows the inbox lines past this session's cursor, then advances it; --json
+prints them as one JSON array, each line as filed, and notes on stderr.
+Exit 75 when the inbox is being written: nothing was read; try again.`, runPoll},
 			{"sent", "show the lines this session sent and whether each was read", `
 usage: sotd sent [@handle] [--json]
 
@@ -57,17 +59,23 @@ with "read" once the receiver's cursor is past the line. This box's daemon
 asks every linked box too (a guest its hub, the hub the other boxes), and a
 box column appears when more than one box holds the lines; a box that gave no
 answer in time is named on a note line. With no daemon answering, only this
-home's inboxes are read, and stderr says so.`, runSent},
+home's inboxes are read, and stderr says so. A handle nobody knows is refused
+as unknown (exit 1).`, runSent},
 			{"list", "list every agent, live or stale", `
 usage: sotd list [--json]
 
-All agents with live/stale and a (me) marker.`, runList},
+Every agent with its handle, a (me) marker, live or stale, its box, its
+work-state and summary, and its expertise: a table with a header, or --json
+one array with the same fields.`, runList},
 			{"status", "declare or record this session's work-state", `
 usage: sotd status [--json] [<verb> ["text"]]
 
 Events: prompt, stop, dialog "T", resumed, join (a silent no-op in a session
 that has not joined). Declarations: working ["note"], idle ["note"],
-blocked "question", waiting "for what", done ["note"] (exit 1 when not joined).
+blocked "question", waiting "for what", done ["note"] (exit 1 when not joined);
+done with no note clears the note. The state is derived from every fact, so
+a declaration the state does not follow (working outside a turn reads as
+idle) is recorded and one line says what the state is and why.
 With no verb it prints this session's work-state and unread count; --json
 prints it as one object (after the write, when a verb is given).`, runStatus},
 			{"leave", "remove this session (or an orphan) from the registry", `
@@ -205,8 +213,9 @@ glyph and a bare glyph, as the wake does on Windows.`, runWake},
 			{"completion", "print a shell completion script", `
 usage: sotd completion bash|zsh
 
-Prints a script that completes sotd's verbs, their subcommands and flags, and
-the @handle of send from "sotd list --json". Load it in the shell's rc file:
+Prints a script that completes sotd's verbs, their subcommands and flags, the
+@handle of send and sent from "sotd list --json", and a row's ID from
+"sotd rows --json". Load it in the shell's rc file:
   bash  source <(sotd completion bash)
   zsh   source <(sotd completion zsh)   (after compinit)`, runCompletion},
 		}},

@@ -113,6 +113,9 @@ func New(cfg Config) (*Daemon, error) {
 // socket and returns nil. An error means the daemon could not start.
 func (d *Daemon) Run(ctx context.Context) error {
 	h := d.cfg.Home
+	if err := checkHosts(d.cfg.HostsPath); err != nil {
+		return err
+	}
 	if err := registry.Ensure(h); err != nil {
 		return fmt.Errorf("prepare comm home %s: %w", h.Dir, err)
 	}

@@ -114,7 +114,8 @@ screen text format (or saves it to FILE), which sotd wake check reads.`, runRows
 usage: sotd serve [--http ADDR]
 
 Runs the daemon on $SOT_COMM_HOME (default ~/.sot-comm). With no hosts.toml it is
-a standalone hub. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
+a standalone hub, and says where it looked; a hosts.toml that is there but
+cannot be read or has an error stops it (exit 1) with the file and line. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
 overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on
 the loopback address it last did, else a port chosen from the home's path
 (--http ADDR picks one, --http off serves none); "sotd url" prints its address.`, runServe},

@@ -5,8 +5,24 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 )
+
+// Endpoint is the socket path an endpoint names: a path, or unix:PATH as the
+// reference's newer shell client writes it. Another scheme is refused by name.
+func Endpoint(endpoint string) (string, error) {
+	if p, ok := strings.CutPrefix(endpoint, "unix:"); ok {
+		if p == "" {
+			return "", fmt.Errorf("endpoint %q names no socket: give unix:PATH", endpoint)
+		}
+		return p, nil
+	}
+	if scheme, _, ok := strings.Cut(endpoint, ":"); ok && !strings.ContainsAny(scheme, `/\.`) && len(scheme) > 1 {
+		return "", fmt.Errorf("endpoint %q: the stdio bridge reaches a daemon only on its Unix socket, unix:PATH or a path, not %s:", endpoint, scheme)
+	}
+	return endpoint, nil
+}
 
 // Bridge connects to a daemon's Unix socket at endpoint, copies stdin to it
 // and its answers to stdout, as the reference shell client's transport. At the

@@ -83,3 +83,24 @@ func TestBridgeNobodyAnswers(t *testing.T) {
 		t.Fatalf("Bridge to nothing = %v", err)
 	}
 }
+
+func TestEndpoint(t *testing.T) {
+	for _, tc := range []struct{ in, want, bad string }{
+		{in: "/run/d.sock", want: "/run/d.sock"},
+		{in: "comm/run/box/sotd.sock", want: "comm/run/box/sotd.sock"},
+		{in: "unix:/run/d.sock", want: "/run/d.sock"},
+		{in: "unix:rel/d.sock", want: "rel/d.sock"},
+		{in: "/odd:name/d.sock", want: "/odd:name/d.sock"},
+		{in: `C:\Users\me\sotd.sock`, want: `C:\Users\me\sotd.sock`},
+		{in: "unix:", bad: `endpoint "unix:" names no socket: give unix:PATH`},
+		{in: "tcp:127.0.0.1:4433", bad: `endpoint "tcp:127.0.0.1:4433": the stdio bridge reaches a daemon only on its Unix socket, unix:PATH or a path, not tcp:`},
+	} {
+		got, err := Endpoint(tc.in)
+		switch {
+		case tc.bad != "" && (err == nil || err.Error() != tc.bad):
+			t.Errorf("Endpoint(%q) = %q, %v; want the error %q", tc.in, got, err, tc.bad)
+		case tc.bad == "" && (err != nil || got != tc.want):
+			t.Errorf("Endpoint(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

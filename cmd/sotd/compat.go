@@ -20,23 +20,30 @@ func runStdioBridge(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if !ok || len(rest) > 0 {
 		return usageErr(stderr, "stdio-bridge", rest)
 	}
+	var err error
 	if endpoint == "" {
-		h, err := home.Resolve()
-		if err != nil {
-			fmt.Fprintf(stderr, "sotd stdio-bridge: %v\n", err)
-			return 1
+		var h home.Home
+		if h, err = home.Resolve(); err == nil {
+			endpoint = h.Socket(home.SelfHost())
 		}
-		endpoint = h.Socket(home.SelfHost())
+	} else {
+		endpoint, err = client.Endpoint(endpoint)
 	}
-	if err := client.Bridge(endpoint, stdin, stdout); err != nil {
+	if err == nil {
+		err = client.Bridge(endpoint, stdin, stdout)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "sotd stdio-bridge: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
+// runSessionSocketPath takes the session label the reference's newer client
+// passes and prints the same socket for every label: on this box every
+// session shares the one daemon.
 func runSessionSocketPath(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	if len(args) > 1 {
 		return usageErr(stderr, "session-socket-path", args)
 	}
 	h, err := home.Resolve()

@@ -222,15 +222,18 @@ Prints a script that completes sotd's verbs, their subcommands and flags, the
 		}},
 		{"For the reference shell client", []verb{
 			{"session-socket-path", "print this box's daemon socket path", `
-usage: sotd session-socket-path
+usage: sotd session-socket-path [LABEL]
 
 Prints the Unix socket this box's daemon listens on: $SOT_SOCKET, else
-run/<host>/sotd.sock in the comm home.`, runSessionSocketPath},
+run/<host>/sotd.sock in the comm home. The reference's newer shell client
+passes its session's label; every session on this box shares the one daemon,
+so the path is the same for every label.`, runSessionSocketPath},
 			{"stdio-bridge", "pipe stdin and stdout to a daemon's socket", `
-usage: sotd stdio-bridge [--endpoint SOCKET]
+usage: sotd stdio-bridge [--endpoint SOCKET|unix:SOCKET]
 
 Connects to the daemon's Unix socket (default this box's, as
-sotd session-socket-path prints it), copies stdin to it and its answers to
+sotd session-socket-path prints it; the reference's newer client writes it
+unix:SOCKET), copies stdin to it and its answers to
 stdout. At the end of stdin it stops sending and copies answers until the daemon
 closes; when the daemon closes first it stops. Exit 1, with the reason on
 stderr, when nothing answers at the endpoint.`, runStdioBridge},

@@ -10,8 +10,9 @@ import (
 )
 
 // List prints every box's agents (net.list) with live/stale, judged on the box
-// that holds each, its box and a (me) marker, then what of the network is not
-// known now.
+// that holds each, its box and a (me) marker: a table with a header, or with
+// asJSON an array; both carry the same fields. Then it says what of the network
+// is not known now.
 func (s *Session) List(asJSON bool) int {
 	d, err := registry.Read(s.Home)
 	if err != nil {
@@ -22,20 +23,21 @@ func (s *Session) List(asJSON bool) int {
 	me, _ := s.Me()
 	nl := s.network(d)
 	unknown := unknownLines(nl)
+	type row struct {
+		Handle    string   `json:"handle"`
+		Live      bool     `json:"live"`
+		Me        bool     `json:"me"`
+		Host      string   `json:"host"`
+		State     string   `json:"state"`
+		Summary   string   `json:"summary"`
+		Expertise []string `json:"expertise"`
+		Box       string   `json:"box"` // the box whose registry holds it, where its liveness is judged
+	}
+	rows := make([]row, 0, len(nl.Entries))
+	for _, e := range nl.Entries {
+		rows = append(rows, row{e.Handle, e.Live, e.Handle == me, e.Box, e.State, e.Summary, append([]string{}, e.Expertise...), e.Box})
+	}
 	if asJSON {
-		type row struct {
-			Handle string `json:"handle"`
-			Live   bool   `json:"live"`
-			Me     bool   `json:"me"`
-			Host   string `json:"host"`
-			State  string `json:"state"`
-			Summ   string `json:"summary"`
-			Box    string `json:"box"` // the box whose registry holds it, where its liveness is judged
-		}
-		rows := make([]row, 0, len(nl.Entries))
-		for _, e := range nl.Entries {
-			rows = append(rows, row{e.Handle, e.Live, e.Handle == me, e.Box, e.State, e.Summary, e.Box})
-		}
 		b, _ := json.Marshal(rows)
 		s.out("%s", b)
 		for _, l := range unknown {
@@ -43,22 +45,24 @@ func (s *Session) List(asJSON bool) int {
 		}
 		return ExitOK
 	}
-	if len(nl.Entries) == 0 {
+	if len(rows) == 0 {
 		s.out("no agents have joined")
-	}
-	tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
-	for _, e := range nl.Entries {
-		live := "stale"
-		if e.Live {
-			live = "live"
+	} else {
+		tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "HANDLE\tLIVE\tBOX\tSTATE\tSUMMARY\tEXPERTISE")
+		for _, r := range rows {
+			mark, live := "", "stale"
+			if r.Me {
+				mark = " (me)"
+			}
+			if r.Live {
+				live = "live"
+			}
+			fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\t%s\n", r.Handle, mark, live, r.Box, orDash(r.State),
+				orDash(printable(r.Summary, false)), orDash(printable(strings.Join(r.Expertise, ", "), false)))
 		}
-		mark := ""
-		if e.Handle == me {
-			mark = " (me)"
-		}
-		fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\n", e.Handle, mark, live, e.Box, orDash(e.State), strings.Join(e.Expertise, ", "))
+		tw.Flush()
 	}
-	tw.Flush()
 	for _, l := range unknown {
 		s.out("%s", l)
 	}

@@ -40,21 +40,26 @@ func (s *Session) Poll(asJSON bool) int {
 		s.out("FAILED: the inbox for @%s could not be read: %v", me, err)
 		return ExitFailed
 	}
+	// With --json, stdout is one JSON array and the notes go to stderr.
+	note := s.out
+	if asJSON {
+		note = s.warn
+	}
 	if b.Fault != "" {
-		s.out("WARNING: the inbox lock for @%s could not be taken (%s); read unlocked, covered by the hashed cursor", me, b.Fault)
+		note("WARNING: the inbox lock for @%s could not be taken (%s); read unlocked, covered by the hashed cursor", me, b.Fault)
 	}
 	for _, n := range b.Notes {
-		s.out("%s", n)
+		note("%s", n)
 	}
-	for _, l := range b.Lines {
-		if asJSON {
-			s.out("%s", l)
-		} else {
+	switch {
+	case asJSON:
+		s.out("%s", jsonArray(b.Lines))
+	case len(b.Lines) == 0:
+		s.out("no new mail for @%s", me)
+	default:
+		for _, l := range b.Lines {
 			s.out("%s", showLine(l))
 		}
-	}
-	if len(b.Lines) == 0 && !asJSON {
-		s.out("no new mail for @%s", me)
 	}
 	if err := f.Commit(me, b); err != nil {
 		s.out("FAILED: the read cursor for @%s could not be written (%v); the lines above will show again", me, err)
@@ -82,4 +87,23 @@ func showLine(raw []byte) string {
 		body = bodyLines(body)
 	}
 	return "@" + printable(l.From, false) + " (" + printable(l.TS, false) + tag + "): " + body
+}
+
+// jsonArray is the inbox lines as one JSON array, each line byte for byte as
+// filed; a line that is not JSON (a damaged file) is carried as a JSON string,
+// so the array always parses and nothing filed is hidden.
+func jsonArray(lines [][]byte) []byte {
+	out := []byte{'['}
+	for i, l := range lines {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if json.Valid(l) {
+			out = append(out, l...)
+		} else {
+			q, _ := json.Marshal(string(l))
+			out = append(out, q...)
+		}
+	}
+	return append(out, ']')
 }

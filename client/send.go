@@ -28,17 +28,24 @@ type SendArgs struct {
 	Broadcast bool
 }
 
-// ReadBody reads a --file body whole: a path, or "-" for stdin.
+// ReadBody reads a --file body whole: a path, or "-" for stdin. A body over
+// the message limit is refused with its whole size, read to the end, so the
+// sender learns how much to cut.
 func ReadBody(path string, stdin io.Reader) (string, error) {
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = io.ReadAll(io.LimitReader(stdin, mail.MaxText+1))
-	} else {
-		var f *os.File
-		if f, err = os.Open(path); err == nil {
-			b, err = io.ReadAll(io.LimitReader(f, mail.MaxText+1))
-			f.Close()
+	r, what := stdin, "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("read the message body: %w", err)
+		}
+		defer f.Close()
+		r, what = f, path
+	}
+	b, err := io.ReadAll(io.LimitReader(r, mail.MaxText+1))
+	if err == nil && len(b) > mail.MaxText {
+		var rest int64
+		if rest, err = io.Copy(io.Discard, r); err == nil {
+			return "", fmt.Errorf("%s is %d bytes, over the %d-byte (%d KiB) limit; send a shorter body or split it", what, int64(len(b))+rest, mail.MaxText, mail.MaxText>>10)
 		}
 	}
 	if err != nil {

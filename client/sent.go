@@ -8,7 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -30,8 +32,15 @@ func (s *Session) Sent(to string, asJSON bool) int {
 		s.out("FAILED: %v; nothing was listed", err)
 		return ExitFailed
 	}
+	if to != "" {
+		if err := home.CheckHandle(to); err != nil {
+			s.out("FAILED: %v; nothing was listed", err)
+			return ExitFailed
+		}
+	}
 	req := wire.CommReceipts{From: me, To: to, Max: SentMax}
 	var list wire.ReceiptList
+	asked := "no box holds"
 	if err := s.callDaemonWithin(sentWait, wire.OpCommReceipts, req, &list); err != nil {
 		own, lerr := mail.Receipts(s.Home, s.Host, req)
 		if lerr != nil {
@@ -40,6 +49,11 @@ func (s *Session) Sent(to string, asJSON bool) int {
 		}
 		s.warn("sotd: %v; only this home's inboxes are shown, and other boxes were not asked", err)
 		list = wire.ReceiptList{Receipts: own}
+		asked = "no inbox in this home holds"
+	}
+	if to != "" && len(list.Receipts) == 0 && len(list.Unanswered) == 0 && !s.listed(to) {
+		s.out("FAILED: @%s is an unknown handle: this box's registry does not list it and %s a line @%s sent to it; sotd list shows the handles", to, asked, me)
+		return ExitFailed
 	}
 	notes := s.Stdout
 	if asJSON {
@@ -56,6 +70,13 @@ func (s *Session) Sent(to string, asJSON bool) int {
 	return ExitOK
 }
 
+// listed reports whether this home's registry lists handle; an unreadable
+// registry counts as listing it, so nothing is called unknown on a guess.
+func (s *Session) listed(handle string) bool {
+	_, ok, err := registry.Lookup(s.Home, handle)
+	return ok || err != nil
+}
+
 // showReceipts prints one line per receipt, with a box column only when more
 // than one box holds them.
 func (s *Session) showReceipts(me string, rs []wire.Receipt) {
@@ -68,6 +89,11 @@ func (s *Session) showReceipts(me string, rs []wire.Receipt) {
 		boxes[r.Box] = true
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
+	boxCol := ""
+	if len(boxes) > 1 {
+		boxCol = "BOX\t"
+	}
+	fmt.Fprintf(tw, "TO\t%sFILED\tSTATE\tMESSAGE\n", boxCol)
 	for _, r := range rs {
 		state := "unread"
 		if r.Read {

@@ -58,6 +58,46 @@ func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
 	return ExitFailed
 }
 
+// Declare is `sotd status <verb> ["text"]` as a person or a session types it:
+// Status, with two rules for a declaration. A bare done clears the note, since
+// the work it named is over. And a state is derived from every fact, not
+// taken from the verb, so when the state the write left is not the one
+// declared, one line says what it is and why; the write stands either way.
+func (s *Session) Declare(verb, text string, hasText, asJSON bool) int {
+	if verb == registry.VerbDone {
+		hasText = true
+	}
+	code := s.Status(verb, text, hasText, asJSON)
+	if code != ExitOK || asJSON || !registry.IsDeclaration(verb) {
+		return code
+	}
+	me, err := s.Me()
+	if err != nil {
+		return code
+	}
+	if e, ok, err := registry.Lookup(s.Home, me); err == nil && ok && e.State != verb {
+		s.out("recorded; @%s reads as %s, not %s: %s", me, e.State, verb, whyState(e))
+	}
+	return code
+}
+
+// whyState says which fact gave an entry its derived state.
+func whyState(e *registry.Entry) string {
+	switch {
+	case e.State == registry.StateBlocked && e.Dialog != "":
+		return fmt.Sprintf("a dialog is open (%q), and it reads as blocked until the dialog is gone", e.Dialog)
+	case e.State == registry.StateBlocked:
+		return fmt.Sprintf("the question %q is open outside a turn; working, idle or done clears it", e.Question)
+	case e.State == registry.StateWorking:
+		return fmt.Sprintf("a turn started by the %s is running, and it reads as working until the turn stops", e.Floor)
+	case e.State == registry.StateWaiting:
+		return fmt.Sprintf("it waits %q; working, idle or done clears that", e.Waiting)
+	case e.State == registry.StateDone:
+		return "it is marked done; working or idle clears that"
+	}
+	return "no turn is running, and working is a running turn's state (an agent's prompt hook starts one, its stop hook ends it); the note is kept as the summary"
+}
+
 // workState is ShowStatus's JSON: the registry's facts for this session and
 // what they derive, with its unread count (-1 when the inbox could not be read).
 type workState struct {

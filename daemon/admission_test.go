@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/user"
 	"strings"
 	"testing"
@@ -49,8 +51,20 @@ func TestTranscripts(t *testing.T) {
 			{send: list, code: wire.CodeHelloRefused, says: "the first frame must be hello"},
 			{code: codeClosed},
 		}},
-		{"wrong protocol", []exchange{
-			{send: helloFrame(self, wire.Protocol+1), code: wire.CodeHelloRefused, says: "speaks sot-comm protocol 2 and this daemon speaks 1"},
+		{"newer protocol", []exchange{
+			{send: helloFrame(self, wire.Protocol+1), code: wire.CodeHelloRefused, says: "the client speaks sot-comm protocol 2 and this daemon speaks only protocol 1; update this daemon (sotd) to one that speaks it, or use a client that speaks protocol 1"},
+			{code: codeClosed},
+		}},
+		{"older protocol", []exchange{
+			{send: helloFrame(self, 0), code: wire.CodeHelloRefused, says: "the client speaks sot-comm protocol 0 and this daemon speaks only protocol 1; update the client"},
+			{code: codeClosed},
+		}},
+		{"os_user as this daemon's uid", []exchange{
+			{send: helloFrame(fmt.Sprintf("uid:%d", os.Getuid()), wire.Protocol)},
+			{send: list},
+		}},
+		{"os_user as another uid", []exchange{
+			{send: helloFrame(fmt.Sprintf("uid:%d", os.Getuid()+1), wire.Protocol), code: wire.CodeHelloRefused, says: fmt.Sprintf(`the hello names OS user "uid:%d" but this daemon runs as %s (uid:%d)`, os.Getuid()+1, self, os.Getuid())},
 			{code: codeClosed},
 		}},
 		{"wrong os_user", []exchange{

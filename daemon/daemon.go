@@ -126,6 +126,9 @@ func New(cfg Config) (*Daemon, error) {
 // connections are done.
 func (d *Daemon) Run(ctx context.Context) (err error) {
 	h := d.cfg.Home
+	if err := checkHosts(d.cfg.HostsPath); err != nil {
+		return err
+	}
 	if err := registry.Ensure(h); err != nil {
 		return fmt.Errorf("prepare comm home %s: %w", h.Dir, err)
 	}

@@ -84,7 +84,7 @@ func Run(e Env) Report {
 		checkRegistry(e, doc, regErr),
 		checkRegistryLock(e),
 		checkLockManager(e, hosts),
-		checkHosts(hosts),
+		checkHosts(e, hosts, doc),
 		checkPins(e, hosts),
 		checkDaemon(e, d),
 		checkLinks(e, hosts, d.links, d.linksErr),

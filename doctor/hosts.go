@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/topology"
 )
 
@@ -28,14 +29,25 @@ func loadHosts(path string) hostsFile {
 
 func (f hostsFile) none() bool { return errors.Is(f.err, fs.ErrNotExist) }
 
-// checkHosts: hosts.toml is absent (a standalone hub) or valid.
-func checkHosts(f hostsFile) Check {
+// checkHosts: hosts.toml is absent (a standalone hub) or valid. A standalone
+// hub whose folder or mail shows other boxes (otherBoxes) is warned: they
+// cannot reach it, nor it them, until hosts.toml names the hub.
+func checkHosts(e Env, f hostsFile, doc *registry.Doc) Check {
 	c := Check{Name: "hosts.toml"}
 	switch {
 	case f.none():
 		c.Level, c.Detail = OK, "there is none, so this box is a standalone hub"
 		if f.path != "" {
 			c.Detail = fmt.Sprintf("there is none at %s, so this box is a standalone hub", f.path)
+		}
+		if others := otherBoxes(e, doc); len(others) > 0 {
+			c.Level = Warn
+			c.Detail += " and links to no other box, but other boxes are in its mail: " + strings.Join(others, "; ")
+			c.Fix = "If those boxes should reach this one, write hosts.toml"
+			if f.path != "" {
+				c.Fix += " at " + f.path
+			}
+			c.Fix += " naming the hub and every box's key (hosts.toml.example shows every key; sotd id prints this box's), on every box, and restart the daemons."
 		}
 	case f.err != nil:
 		c.Level, c.Detail = Fail, f.err.Error()

@@ -73,8 +73,8 @@ func TestSendFileBodyFromStdin(t *testing.T) {
 		t.Fatalf("send --file -: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	out := b.must("alice", "poll", "--json")
-	var l struct{ Msg string }
-	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &l); err != nil || l.Msg != body {
+	var ls []struct{ Msg string }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &ls); err != nil || len(ls) != 1 || ls[0].Msg != body {
 		t.Fatalf("poll --json = %q (%v), want the body byte for byte", out, err)
 	}
 }

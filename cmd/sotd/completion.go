@@ -7,20 +7,9 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"text/template"
 )
-
-func init() {
-	verbs["completion"] = verb{"print a shell completion script", `
-usage: sotd completion bash|zsh
-
-Prints a script that completes sotd's verbs, their subcommands and flags, and
-the @handle of send from "sotd list --json". Load it in the shell's rc file:
-  bash  source <(sotd completion bash)
-  zsh   source <(sotd completion zsh)   (after compinit)`, runCompletion}
-}
 
 //go:embed completion/*.tmpl
 var completionScripts embed.FS
@@ -39,25 +28,31 @@ func runCompletion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // completion is what a shell offers after one verb, read from the verb's own
-// usage lines, so a verb added anywhere is completed with no change here.
+// usage lines, so a verb added to the table is completed with no change here.
 type completion struct {
 	Name, Synopsis string
 	Subs           []string            // words offered first: "install", "check"
 	Flags          []string            // "--json"
 	Values         map[string][]string // words offered after a flag: --os linux|darwin|windows
 	Handles        bool                // its first argument is an @handle
+	IDs            []idSpot            // where a row id goes
 }
 
-// completionScript renders the script for shell from the verbs map.
+// idSpot is where a usage line puts a row ID: at word At (the verb is word 1),
+// after the word After.
+type idSpot struct {
+	At    int
+	After string
+}
+
+// completionScript renders the script for shell from the verb table.
 func completionScript(shell string) ([]byte, error) {
-	names := make([]string, 0, len(verbs))
-	for n := range verbs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	cs := make([]completion, len(names))
-	for i, n := range names {
-		cs[i] = completionOf(n, verbs[n])
+	all := byName()
+	names := make([]string, len(all))
+	cs := make([]completion, len(all))
+	for i, v := range all {
+		names[i] = v.name
+		cs[i] = completionOf(v)
 	}
 	t, err := template.New(shell+".tmpl").Funcs(template.FuncMap{
 		"join":  strings.Join,
@@ -83,7 +78,8 @@ var (
 // "sotd <name> ..." lines under it). A word after a flag, or words joined by
 // "|" after one, are that flag's values; a "|word" token is an alternative to
 // what went before, so a subcommand.
-func completionOf(name string, v verb) completion {
+func completionOf(v verb) completion {
+	name := v.name
 	c := completion{Name: name, Synopsis: v.synopsis, Values: map[string][]string{}}
 	for _, line := range strings.Split(v.help, "\n") {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "usage:")
@@ -91,11 +87,19 @@ func completionOf(name string, v verb) completion {
 		if !ok || rest != "" && rest[0] != ' ' {
 			continue
 		}
-		flag := ""
+		flag, at, before := "", 1, name
 		for _, tok := range usageTokens.Split(rest, -1) {
+			if tok == "" {
+				continue
+			}
+			at++
 			alt := strings.HasPrefix(tok, "|")
 			after := flag
 			flag = ""
+			if tok == "ID" {
+				c.IDs = append(c.IDs, idSpot{at, before})
+			}
+			before = tok
 			for _, w := range strings.Split(strings.Trim(tok, "|"), "|") {
 				switch {
 				case strings.HasPrefix(w, "--"):

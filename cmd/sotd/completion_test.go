@@ -6,27 +6,26 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // complete sources the bash script and runs its completion function on line,
-// as bash does when Tab is pressed at its end.
+// as bash does when Tab is pressed at its end: COMP_LINE and COMP_POINT hold
+// the line, COMP_WORDS the words bash split it into at COMP_WORDBREAKS.
 func complete(t *testing.T, script, line string) []string {
 	t.Helper()
-	words := strings.Fields(line)
-	if strings.HasSuffix(line, " ") {
-		words = append(words, "")
-	}
-	arr := make([]string, len(words))
-	for i, w := range words {
-		arr[i] = "'" + w + "'"
-	}
-	prog := "source " + script + "\nCOMP_WORDS=(" + strings.Join(arr, " ") + ")\nCOMP_CWORD=" +
-		strconv.Itoa(len(words)-1) + "\n_sotd\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
-	out, err := exec.Command("bash", "-c", prog).CombinedOutput()
+	prog := `source "$1"
+COMP_LINE=$2 COMP_POINT=${#2}
+COMP_WORDS=($(printf '%s\n' "$2" | sed 's/[@:=]/ & /g')) COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+[[ $2 == *[[:space:]@:=] ]] && COMP_CWORD=${#COMP_WORDS[@]}
+_sotd
+printf '%s\n' "${COMPREPLY[@]}"
+`
+	out, err := exec.Command("bash", "-c", prog, "bash", script, line).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)
 	}
@@ -60,13 +59,16 @@ func TestBashCompletion(t *testing.T) {
 	}{
 		{"sotd sen", []string{"send", "sent"}},
 		{"sotd se", []string{"send", "sent", "serve", "service", "session-socket-path"}},
-		{"sotd service ", []string{"install", "uninstall", "print", "--dry-run", "--os", "--bin"}},
+		{"sotd service ", []string{"install", "uninstall", "print"}},
+		{"sotd service print -", []string{"--dry-run", "--os", "--bin"}},
 		{"sotd service print --os w", []string{"windows"}},
 		{"sotd poll --j", []string{"--json"}},
 		{"sotd completion ", []string{"bash", "zsh"}},
 		{"sotd hook p", []string{"prompt", "pretool", "posttool", "permission"}},
 		{"sotd send --b", []string{"--broadcast"}},
 		{"sotd wake check screen.txt --w", []string{"--windows"}},
+		{"sotd rows screen --o", []string{"--out"}},
+		{"sotd despawn --", []string{}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if got := complete(t, script, tc.line); !reflect.DeepEqual(got, tc.want) {
@@ -139,16 +141,17 @@ func nonEmptyLines(s string) []string {
 	return lines
 }
 
-// TestNewVerbIsCompleted: a verb registered anywhere is completed, with the
+// TestNewVerbIsCompleted: a verb added to the table is completed, with the
 // words and flags of its usage lines.
 func TestNewVerbIsCompleted(t *testing.T) {
-	verbs["zzfrob"] = verb{"frob things", `
+	frob := verb{"zzfrob", "frob things", `
 usage: sotd zzfrob start|stop [--hard] [--mode fast|slow]
        sotd zzfrob status @handle --watch
 
 Prose mentioning --not-a-flag is not read.`, nil}
-	defer delete(verbs, "zzfrob")
-	got := completionOf("zzfrob", verbs["zzfrob"])
+	verbs = append(verbs, group{"Test", []verb{frob}})
+	defer func() { verbs = verbs[:len(verbs)-1] }()
+	got := completionOf(frob)
 	want := completion{
 		Name: "zzfrob", Synopsis: "frob things",
 		Subs:    []string{"start", "stop", "status"},
@@ -166,3 +169,107 @@ Prose mentioning --not-a-flag is not read.`, nil}
 		}
 	}
 }
+
+// TestBashCompletionInteractive types Tab into a real interactive bash on a
+// tmux pane and reads the pane: bash itself splits the line at
+// COMP_WORDBREAKS, which holds @, so "sotd send @b" must still complete to
+// "@bob", and a row's id completes after despawn and rows screen.
+func TestBashCompletionInteractive(t *testing.T) {
+	for _, tool := range []string{"bash", "tmux"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "SOT_COMM_HOME="+filepath.Join(dir, "comm"), "SOT_SELF_HOST=box", "SOT_SOCKET=", "SOT_HOSTS="+filepath.Join(dir, "none.toml"))
+	sotd := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("sotd", args...)
+		cmd.Env = append(env, "SOT_COMM_NAME="+name)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sotd %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	serve := exec.Command("sotd", "serve", "--http", "off")
+	serve.Env = env
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		serve.Process.Signal(os.Interrupt)
+		serve.Wait()
+		exec.Command("tmux", "-S", filepath.Join(dir, "comm", "run", "box", "tmux", "rows.sock"), "kill-server").Run()
+	})
+	sock := filepath.Join(dir, "comm", "run", "box", "sotd.sock")
+	testutil.Eventually(t, 10*time.Second, "the daemon's socket", func() bool { _, err := os.Stat(sock); return err == nil })
+	sotd("alice", "join")
+	sotd("bob", "join")
+	row := sotd("", "spawn", "--cwd", dir, "--", "sleep", "60")
+	// The row ends before the daemon stops, so nothing writes to the home
+	// while the test removes it.
+	t.Cleanup(func() {
+		despawn := exec.Command("sotd", "despawn", row)
+		despawn.Env = env
+		despawn.Run()
+	})
+
+	tmuxSock := filepath.Join(dir, "t.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", tmuxSock}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	shell := "exec env -i PATH=" + quote(os.Getenv("PATH")) + " HOME=" + quote(dir) + " TERM=xterm" +
+		" SOT_COMM_HOME=" + quote(filepath.Join(dir, "comm")) + " SOT_SELF_HOST=box SOT_COMM_NAME=alice" +
+		" PS1='$ ' bash --norc --noprofile -i"
+	tmux("new-session", "-d", "-x", "160", "-y", "40", shell)
+	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSock, "kill-server").Run() })
+	pane := func() string { return tmux("capture-pane", "-p") }
+	// lastLine is the pane's last non-blank line: the prompt being typed at.
+	lastLine := func() string {
+		lines := nonEmptyLines(pane())
+		if len(lines) == 0 {
+			return ""
+		}
+		return lines[len(lines)-1]
+	}
+	typeLine := func(keys string, want func() bool, what string) {
+		t.Helper()
+		tmux("send-keys", "-t", "0", "C-u")
+		tmux("send-keys", "-t", "0", "-l", keys)
+		tmux("send-keys", "-t", "0", "Tab")
+		testutil.Eventually(t, 10*time.Second, what, want)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("the pane shows:\n%s", pane())
+		}
+	}()
+	testutil.Eventually(t, 10*time.Second, "bash's prompt", func() bool { return lastLine() == "$" })
+	// The quotes keep the command line itself from reading as its output.
+	tmux("send-keys", "-t", "0", "-l", `source <(sotd completion bash) && complete -p sotd && echo LOAD""ED`)
+	tmux("send-keys", "-t", "0", "Enter")
+	testutil.Eventually(t, 10*time.Second, "the script loaded", func() bool { return strings.Contains(pane(), "\nLOADED\n") })
+	tmux("send-keys", "-t", "0", "-l", "clear")
+	tmux("send-keys", "-t", "0", "Enter")
+	testutil.Eventually(t, 10*time.Second, "a clear pane", func() bool { return strings.TrimSpace(pane()) == "$" })
+
+	typeLine("sotd send @b", func() bool { return lastLine() == "$ sotd send @bob" }, `"sotd send @b" + Tab completing to "@bob"`)
+	// Two candidates: Tab twice lists them, as bash shows them, and keeps the line.
+	tmux("send-keys", "-t", "0", "C-u")
+	tmux("send-keys", "-t", "0", "-l", "sotd send @")
+	tmux("send-keys", "-t", "0", "Tab", "Tab")
+	testutil.Eventually(t, 10*time.Second, `"sotd send @" + Tab Tab listing both handles`, func() bool {
+		p := pane()
+		return strings.Contains(p, "alice") && strings.Contains(p, "bob") && lastLine() == "$ sotd send @"
+	})
+	typeLine("sotd despawn ", func() bool { return lastLine() == "$ sotd despawn "+row }, `"sotd despawn " + Tab completing to the row's id`)
+	typeLine("sotd rows screen ", func() bool { return lastLine() == "$ sotd rows screen "+row }, `"sotd rows screen " + Tab completing to the row's id`)
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

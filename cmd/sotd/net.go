@@ -11,23 +11,6 @@ import (
 	"github.com/sotcomm/sotd/topology"
 )
 
-func init() {
-	verbs["id"] = verb{"print this box's name and key fingerprint", `
-usage: sotd id
-
-Prints this box's name and the fingerprint of its key, making the key at the
-first run. The fingerprint is the last field of the last line, exactly as
-hosts.toml's key = "..." takes it on every other box.`, runID}
-	verbs["lock-manager"] = verb{"replace the folder's inbox-lock-manager record", `
-usage: sotd lock-manager reset
-
-Replaces inbox-lock-manager with this box's own inbox lock manager. It runs only
-on the folder's hub, and only while no daemon runs on the folder (on any box
-that shares it): every daemon holds run/daemons.lock shared, and the reset takes
-it exclusively without waiting. Use it when the hub logs that another machine
-wrote the record.`, runLockManager}
-}
-
 func runID(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		return usageErr(stderr, "id", args)

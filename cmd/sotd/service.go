@@ -11,26 +11,6 @@ import (
 	"github.com/sotcomm/sotd/service"
 )
 
-func init() {
-	verbs["service"] = verb{"install sotd serve as this OS's service", `
-usage: sotd service install [--dry-run]
-       sotd service uninstall [--dry-run]
-       sotd service print [--os linux|darwin|windows [--bin PATH]]
-
-install writes the service file that runs "sotd serve" by this binary's full
-path, with $SOT_COMM_HOME, $SOT_SOCKET, $SOT_SELF_HOST, $SOT_HOSTS and
-$XDG_CONFIG_HOME when they are set, and starts it:
-  Linux    ~/.config/systemd/user/sotd.service, then systemctl --user enable --now sotd
-           (printed to run by hand where systemctl is not on PATH)
-  macOS    ~/Library/LaunchAgents/com.sotcomm.sotd.plist, then launchctl bootstrap
-  Windows  the sotd service, registered with the service manager to run as you;
-           it reads your account's password on stdin (run it elevated)
-uninstall stops the service and removes it. --dry-run prints what would be
-written and run and changes nothing. print shows the file for this OS, or for
---os with --bin naming sotd's full path there; for Windows, the sc.exe commands
-install's registration amounts to.`, runService}
-}
-
 func runService(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return usageErr(stderr, "service", args)

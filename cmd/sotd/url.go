@@ -11,14 +11,6 @@ import (
 	"github.com/sotcomm/sotd/web"
 )
 
-func init() {
-	verbs["url"] = verb{"print the status page's URL with its token", `
-usage: sotd url
-
-Prints the address of this box's status page with the token every request
-needs. Exit 1 when the daemon is not serving it: start it with "sotd serve".`, runURL}
-}
-
 // dialWait bounds the check that the listener named in the home answers.
 const dialWait = 2 * time.Second
 

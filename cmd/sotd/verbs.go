@@ -1,254 +1,287 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"io"
+	"slices"
 	"strings"
-
-	"github.com/sotcomm/sotd/client"
 )
 
-func init() {
-	for name, v := range map[string]verb{
-		"serve": {"run the daemon in the foreground", `
-usage: sotd serve [--http ADDR]
+// verb is one subcommand: its name, its one-line synopsis, its help (usage
+// lines first: completion reads them) and what runs it.
+type verb struct {
+	name     string
+	synopsis string
+	help     string
+	run      func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
 
-Runs the daemon on $SOT_COMM_HOME (default ~/.sot-comm). With no hosts.toml it is
-a standalone hub. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
-overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on
-the loopback address it last did, else a port chosen from the home's path
-(--http ADDR picks one, --http off serves none); "sotd url" prints its address.`, runServe},
-		"join": {"join the registry under this session's handle", `
+// group is a heading of the top-level help and the verbs under it.
+type group struct {
+	title string
+	verbs []verb
+}
+
+// verbs is every verb, grouped as the top-level help shows them. It is set in
+// init because the verbs' bodies reach it (a usage error prints the verb's
+// help, completion reads every verb), and Go refuses a package variable whose
+// initializer refers back to itself.
+var verbs []group
+
+func init() {
+	verbs = []group{
+		{"Mail between sessions", []verb{
+			{"join", "join the registry under this session's handle", `
 usage: sotd join [--name N] [--expertise "a, b"] [--repin]
 
 The handle is derived from the project folder and this box's name unless --name
 or $SOT_COMM_NAME gives one. Exit 3 when the self slot names another project
 (--repin re-pins it) or a row holds the named handle.`, runJoin},
-		"send": {"file a message into another session's inbox", `
+			{"send", "file a message into another session's inbox", `
 usage: sotd send @handle 'message'
        sotd send @handle --file PATH|-
        sotd send --broadcast 'message'
 
 Prints "filed -> @handle" (exit 0) or "FAILED -> @handle: <reason>" (exit 1).
 The recipient is only the first positional @arg; the message may itself begin
-with @. --file reads the body whole from PATH, or stdin for -.`, runSend},
-		"poll": {"show new mail and move the read cursor past it", `
+with @. --file reads the body whole from PATH, or stdin for -; a body is at
+most 512 KiB.`, runSend},
+			{"poll", "show new mail and move the read cursor past it", `
 usage: sotd poll [--json]
 
-Shows the inbox lines past this session's cursor, then advances it. Exit 75
-when the inbox is being written: nothing was read; try again.`, runPoll},
-		"list": {"list every agent, live or stale", `
+Shows the inbox lines past this session's cursor, then advances it; --json
+prints them as one JSON array, each line as filed, and notes on stderr.
+Exit 75 when the inbox is being written: nothing was read; try again.`, runPoll},
+			{"sent", "show the lines this session sent and whether each was read", `
+usage: sotd sent [@handle] [--json]
+
+Lists the last 20 lines this session sent into each inbox (or only @handle's),
+with "read" once the receiver's cursor is past the line. This box's daemon
+asks every linked box too (a guest its hub, the hub the other boxes), and a
+box column appears when more than one box holds the lines; a box that gave no
+answer in time is named on a note line. With no daemon answering, only this
+home's inboxes are read, and stderr says so. A handle nobody knows is refused
+as unknown (exit 1).`, runSent},
+			{"list", "list every box's sessions, live or stale", `
 usage: sotd list [--json]
 
-All agents with live/stale and a (me) marker.`, runList},
-		"leave": {"remove this session (or an orphan) from the registry", `
-usage: sotd leave [--name HANDLE]
-
-Removes this session's entry and self file, or with --name an orphan entry
-(registry only). A handle a row holds is refused.`, runLeave},
-		"status": {"declare or record this session's work-state", `
+Every agent with its handle, a (me) marker, live or stale, its box, its
+work-state and summary, and its expertise: a table with a header, or --json
+one array with the same fields.`, runList},
+			{"status", "declare or record this session's work-state", `
 usage: sotd status [--json] [<verb> ["text"]]
 
 Events: prompt, stop, dialog "T", resumed, join (a silent no-op in a session
 that has not joined). Declarations: working ["note"], idle ["note"],
-blocked "question", waiting "for what", done ["note"] (exit 1 when not joined).
+blocked "question", waiting "for what", done ["note"] (exit 1 when not joined);
+done with no note clears the note. The state is derived from every fact, so
+a declaration the state does not follow (working outside a turn reads as
+idle) is recorded and one line says what the state is and why.
 With no verb it prints this session's work-state and unread count; --json
 prints it as one object (after the write, when a verb is given).`, runStatus},
-		"lock-clear": {"clear a registry lock whose holder this box proves dead", `
+			{"leave", "remove this session (or an orphan) from the registry", `
+usage: sotd leave [--name HANDLE]
+
+Removes this session's entry and self file, or with --name an orphan entry
+(registry only). A handle a row holds is refused.`, runLeave},
+		}},
+		{"Rows (agents the daemon runs)", []verb{
+			{"spawn", "run an agent as a row of this box's daemon", `
+usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] -- CMD ARGS...
+
+Starts CMD in a row of the daemon (a tmux session on its private socket, or a
+built-in PTY) and prints the row's id. The label defaults to the folder's
+name, the folder to the current one, the agent to the one CMD names (claude
+or codex, also as a node script), else other; the wake types only into claude
+rows. With --handle the row declares and joins that handle: the
+registry binds it to the row, a row that held it loses it, and the agent runs
+with SOT_COMM_NAME and SOT_WORKSPACE_ID set, so mail to it files while the row
+runs.`, runSpawn},
+			{"despawn", "end a row and remove it", `
+usage: sotd despawn ID
+
+Ends the row's process group (SIGTERM, then SIGKILL) and removes the row; the
+handle it held is free again.`, runDespawn},
+			{"rows", "list the daemon's rows, or save one's screen", `
+usage: sotd rows [--json]
+       sotd rows screen ID [--out FILE]
+
+Lists every row with its phase (Starting, Ready, Ending, Stopped) and the handle
+the registry binds to it. "rows screen" prints a live row's screen in the
+screen text format (or saves it to FILE), which sotd wake check reads.`, runRows},
+		}},
+		{"The daemon and this box", []verb{
+			{"serve", "run the daemon in the foreground", `
+usage: sotd serve [--http ADDR]
+
+Runs the daemon on $SOT_COMM_HOME (default ~/.sot-comm). With no hosts.toml it is
+a standalone hub, and says where it looked; a hosts.toml that is there but
+cannot be read or has an error stops it (exit 1) with the file and line. It listens on run/<host>/sotd.sock in the home ($SOT_SOCKET
+overrides) and stops cleanly on SIGTERM or SIGINT. The status page listens on
+the loopback address it last did, else a port chosen from the home's path
+(--http ADDR picks one, --http off serves none); "sotd url" prints its address.`, runServe},
+			{"service", "install sotd serve as this OS's service", `
+usage: sotd service install [--dry-run]
+       sotd service uninstall [--dry-run]
+       sotd service print [--os linux|darwin|windows [--bin PATH]]
+
+install writes the service file that runs "sotd serve" by this binary's full
+path, with $SOT_COMM_HOME, $SOT_SOCKET, $SOT_SELF_HOST, $SOT_HOSTS and
+$XDG_CONFIG_HOME when they are set, and starts it:
+  Linux    ~/.config/systemd/user/sotd.service, then systemctl --user enable --now sotd
+           (printed to run by hand where systemctl is not on PATH)
+  macOS    ~/Library/LaunchAgents/com.sotcomm.sotd.plist, then launchctl bootstrap
+  Windows  the sotd service, registered with the service manager to run as you;
+           it reads your account's password on stdin (run it elevated)
+uninstall stops the service and removes it. --dry-run prints what would be
+written and run and changes nothing. print shows the file for this OS, or for
+--os with --bin naming sotd's full path there; for Windows, the sc.exe commands
+install's registration amounts to.`, runService},
+			{"url", "print the status page's URL with its token", `
+usage: sotd url
+
+Prints the address of this box's status page with the token every request
+needs. Exit 1 when the daemon is not serving it: start it with "sotd serve".`, runURL},
+			{"doctor", "check this box's comm home and say how to fix what is wrong", `
+usage: sotd doctor [--json]
+
+Checks, each ok, warn or fail with the sentence that fixes it: the home's
+modes (0700 folders, 0600 files), registry.json, the registry lock's holder,
+the inbox-lock-manager record against this box's manager, hosts.toml and its
+pins, the daemon's answer on this box's socket, the links it should hold, the
+tools rows need, the clock, and the skew against each linked box's clock as
+measured over its link. It changes nothing. Exit 0 when no check fails, else 1; --json prints
+{"healthy", "checks": [{"name", "level", "detail", "fix"}]}.`, runDoctor},
+			{"id", "print this box's name and key fingerprint", `
+usage: sotd id
+
+Prints this box's name and the fingerprint of its key, making the key at the
+first run. The fingerprint is the last field of the last line, exactly as
+hosts.toml's key = "..." takes it on every other box.`, runID},
+			{"lock-clear", "clear a registry lock whose holder this box proves dead", `
 usage: sotd lock-clear
 
 Clears .registry.lock only when its holder is proved dead from this box; a
 holder that may be alive is never forced, and the refusal names the recovery.`, runLockClear},
-	} {
-		verbs[name] = v
+			{"lock-manager", "replace the folder's inbox-lock-manager record", `
+usage: sotd lock-manager reset
+
+Replaces inbox-lock-manager with this box's own inbox lock manager. It runs only
+on the folder's hub, and only while no daemon runs on the folder (on any box
+that shares it): every daemon holds run/daemons.lock shared, and the reset takes
+it exclusively without waiting. Use it when the hub logs that another machine
+wrote the record.`, runLockManager},
+			{"version", "print sotd's version, Go version, OS and protocol", `
+usage: sotd version
+
+Prints the module version and the VCS revision it was built from ("devel" for
+a build with neither), the Go version, the OS and architecture, and the
+sot-comm protocol version it speaks.`, runVersion},
+		}},
+		{"Agents and shells", []verb{
+			{"hook", "answer a coding agent's hook (Claude Code, Codex)", `
+usage: sotd hook stop|prompt|pretool|posttool [--codex]|permission
+
+Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
+  stop        Stop: holds the turn end with a block while unread mail waits, once
+              per batch; stamps stop_at as it starts and "status stop" when the
+              turn may end. A busy inbox is told, never held on.
+  prompt      UserPromptSubmit: "status prompt user" (machine for the wake's notice);
+              a subagent's (agent_id) stamps nothing.
+  pretool     PreToolUse: AskUserQuestion marks the session blocked; inside a
+              subagent (agent_id), a Bash command that runs a comm verb is denied,
+              and so is one that cannot be parsed as bash to tell.
+  posttool    PostToolUse: the heartbeat, re-stamping status_at and last_seen with
+              one try at the registry lock, silent. --codex also clears the dialog
+              a Codex PermissionRequest set ("resumed"). A subagent's stamps nothing.
+  permission  Codex's PermissionRequest: "status dialog" with what it asks.
+Exit 0, or 1 when the hook could not do its job; never 2, which would block the
+agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook},
+			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
+usage: sotd hooks install|uninstall --claude|--codex [--settings PATH]
+
+install adds sotd's hooks to Claude Code's settings.json ($CLAUDE_CONFIG_DIR or
+~/.claude) or Codex's hooks.json ($CODEX_HOME or ~/.codex), merge-only: every
+other key and hook stays. Beside it, it writes what teaches the agent sot-comm:
+Claude Code's skill, skills/sot-comm/SKILL.md, or a marked section of Codex's
+AGENTS.md (the rest of that file stays). Running it twice changes nothing.
+Before the first change a settings file or AGENTS.md is kept as
+<file>.bak.<time>. Prints what changed.
+
+uninstall removes exactly those: sotd's hooks (every other hook and key stays;
+a file unchanged since but for them gets its old bytes back from the backup),
+the skill, or the AGENTS.md section.`, runHooks},
+			{"mcp", "serve the mail verbs as MCP tools over stdio", `
+usage: sotd mcp
+
+An MCP server on stdin and stdout with the tools send (to or broadcast, text),
+poll, list, status (verb, text) and sent (to). Each call runs the verb the CLI
+runs, in this process's environment and folder, so it acts as the same handle
+and answers with the same lines; a non-zero exit (FAILED, a busy inbox) is a
+tool error with those lines. Register it with Claude Code by
+  claude mcp add --scope user sot-comm -- sotd mcp
+or by "sotd hooks install --claude", which adds it to ~/.claude.json.`, runMCP},
+			{"wake", "run the free-prompt test on a saved screen", `
+usage: sotd wake check SCREENFILE [--windows]
+
+Runs the wake's free-prompt test on a saved screen (text lines as the screen shows
+them, then the trailer cols=C rows=R cursor=ROW,COL, and dim=… when cells are dim)
+and prints "free", "holds the notice" (exit 0) or "not free: <reason>" (exit 1).
+A file that is not a screen exits 2. --windows also accepts Claude Code's ">"
+glyph and a bare glyph, as the wake does on Windows.`, runWake},
+			{"completion", "print a shell completion script", `
+usage: sotd completion bash|zsh
+
+Prints a script that completes sotd's verbs, their subcommands and flags, the
+@handle of send and sent from "sotd list --json", and a row's ID from
+"sotd rows --json". Load it in the shell's rc file:
+  bash  source <(sotd completion bash)
+  zsh   source <(sotd completion zsh)   (after compinit)`, runCompletion},
+		}},
+		{"For the reference shell client", []verb{
+			{"session-socket-path", "print this box's daemon socket path", `
+usage: sotd session-socket-path [LABEL]
+
+Prints the Unix socket this box's daemon listens on: $SOT_SOCKET, else
+run/<host>/sotd.sock in the comm home. The reference's newer shell client
+passes its session's label; every session on this box shares the one daemon,
+so the path is the same for every label.`, runSessionSocketPath},
+			{"stdio-bridge", "pipe stdin and stdout to a daemon's socket", `
+usage: sotd stdio-bridge [--endpoint SOCKET|unix:SOCKET]
+
+Connects to the daemon's Unix socket (default this box's, as
+sotd session-socket-path prints it; the reference's newer client writes it
+unix:SOCKET), copies stdin to it and its answers to
+stdout. At the end of stdin it stops sending and copies answers until the daemon
+closes; when the daemon closes first it stops. Exit 1, with the reason on
+stderr, when nothing answers at the endpoint.`, runStdioBridge},
+			{"topology", "answer questions about hosts.toml", `
+usage: sotd topology relay-endpoint
+
+relay-endpoint prints the hub's link address (its addr in hosts.toml). With no
+hosts.toml this box is a standalone hub and there is no relay: it prints
+nothing and exits 1, as it does when hosts.toml does not load.`, runTopology},
+		}},
 	}
 }
 
-// session opens the client side or says why it cannot.
-func session(stdout, stderr io.Writer) (*client.Session, int) {
-	s, err := client.NewSession(stdout, stderr)
-	if err != nil {
-		fmt.Fprintf(stdout, "FAILED: %v\n", err)
-		return nil, client.ExitFailed
-	}
-	return s, 0
-}
-
-// flags parses a verb's flags; positional arguments come back.
-func flags(name string, args []string, stderr io.Writer, def func(*flag.FlagSet)) ([]string, bool) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	def(fs)
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "sotd %s --help shows the usage\n", name)
-		return nil, false
-	}
-	return fs.Args(), true
-}
-
-func runJoin(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var a client.JoinArgs
-	rest, ok := flags("join", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&a.Name, "name", "", "join as this handle")
-		fs.StringVar(&a.Expertise, "expertise", "", `comma-separated expertise, "a, b"`)
-		fs.BoolVar(&a.Repin, "repin", false, "re-pin a self slot that names another project")
-	})
-	if !ok || len(rest) > 0 {
-		return usageErr(stderr, "join", rest)
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.Join(a)
-}
-
-func runSend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a, file, err := parseSend(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "sotd send: %v\nusage: sotd send @handle 'message' | @handle --file PATH|- | --broadcast 'message'\n", err)
-		return client.ExitUsage
-	}
-	label := "@" + a.To
-	if a.Broadcast {
-		label = "@*"
-	}
-	if file != "" {
-		body, err := client.ReadBody(file, stdin)
-		if err != nil {
-			fmt.Fprintf(stdout, "FAILED -> %s: %v; nothing was sent\n", label, err)
-			return client.ExitFailed
-		}
-		a.Text = body
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.Send(a)
-}
-
-// parseSend reads send's arguments by hand: only the first positional @arg is the
-// recipient, and everything after it is the message, even words that begin with
-// @ or look like flags.
-func parseSend(args []string) (a client.SendArgs, file string, err error) {
-	var words []string
-	haveTo := false
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case len(words) > 0 || (haveTo && file != ""):
-			words = append(words, arg)
-		case arg == "--broadcast" && !haveTo && !a.Broadcast:
-			a.Broadcast = true
-		case arg == "--file" && file == "":
-			if i+1 >= len(args) {
-				return a, "", fmt.Errorf("--file needs a PATH or -")
+// lookup finds a verb by name.
+func lookup(name string) (verb, bool) {
+	for _, g := range verbs {
+		for _, v := range g.verbs {
+			if v.name == name {
+				return v, true
 			}
-			i++
-			file = args[i]
-		case strings.HasPrefix(arg, "--file="):
-			file = strings.TrimPrefix(arg, "--file=")
-		case arg == "--":
-			words = append(words, args[i+1:]...)
-			i = len(args)
-		case !haveTo && !a.Broadcast && strings.HasPrefix(arg, "@"):
-			a.To = strings.TrimPrefix(arg, "@")
-			haveTo = true
-		case !haveTo && !a.Broadcast:
-			return a, "", fmt.Errorf("the first argument must be the recipient, @handle (got %q)", arg)
-		default:
-			words = append(words, arg)
 		}
 	}
-	switch {
-	case !haveTo && !a.Broadcast:
-		return a, "", fmt.Errorf("no recipient: name one as @handle, or use --broadcast")
-	case a.Broadcast && file == "" && len(words) == 0, haveTo && file == "" && len(words) == 0:
-		return a, "", fmt.Errorf("no message: give it as an argument or with --file")
-	case file != "" && len(words) > 0:
-		return a, "", fmt.Errorf("give the message as arguments or with --file, not both")
-	}
-	a.Text = strings.Join(words, " ")
-	return a, file, nil
+	return verb{}, false
 }
 
-// jsonVerb runs a verb whose one flag is --json.
-func jsonVerb(name, help string, call func(*client.Session, bool) int) func([]string, io.Reader, io.Writer, io.Writer) int {
-	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		var asJSON bool
-		rest, ok := flags(name, args, stderr, func(fs *flag.FlagSet) {
-			fs.BoolVar(&asJSON, "json", false, help)
-		})
-		if !ok || len(rest) > 0 {
-			return usageErr(stderr, name, rest)
-		}
-		s, code := session(stdout, stderr)
-		if s == nil {
-			return code
-		}
-		return call(s, asJSON)
+// byName is every verb in name order.
+func byName() []verb {
+	var all []verb
+	for _, g := range verbs {
+		all = append(all, g.verbs...)
 	}
-}
-
-var (
-	runPoll = jsonVerb("poll", "print the raw inbox lines", (*client.Session).Poll)
-	runList = jsonVerb("list", "print JSON", (*client.Session).List)
-)
-
-func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var name string
-	rest, ok := flags("leave", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&name, "name", "", "remove this orphan handle instead of this session")
-	})
-	if !ok || len(rest) > 0 {
-		return usageErr(stderr, "leave", rest)
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.Leave(strings.TrimPrefix(name, "@"))
-}
-
-func runStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var asJSON bool
-	rest, ok := flags("status", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&asJSON, "json", false, "print the work-state as JSON")
-	})
-	if !ok || len(rest) > 2 {
-		return usageErr(stderr, "status", rest)
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	if len(rest) == 0 {
-		return s.ShowStatus(asJSON)
-	}
-	text := ""
-	if len(rest) == 2 {
-		text = rest[1]
-	}
-	return s.Status(rest[0], text, len(rest) == 2, asJSON)
-}
-
-func runLockClear(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		return usageErr(stderr, "lock-clear", args)
-	}
-	s, code := session(stdout, stderr)
-	if s == nil {
-		return code
-	}
-	return s.LockClear()
-}
-
-func usageErr(stderr io.Writer, name string, rest []string) int {
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "sotd %s: unexpected arguments %q\n", name, rest)
-	}
-	printHelp(stderr, name, verbs[name])
-	return client.ExitUsage
+	slices.SortFunc(all, func(a, b verb) int { return strings.Compare(a.name, b.name) })
+	return all
 }

@@ -9,15 +9,6 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-func init() {
-	verbs["version"] = verb{"print sotd's version, Go version, OS and protocol", `
-usage: sotd version
-
-Prints the module version and the VCS revision it was built from ("devel" for
-a build with neither), the Go version, the OS and architecture, and the
-sot-comm protocol version it speaks.`, runVersion}
-}
-
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		return usageErr(stderr, "version", args)

@@ -9,17 +9,6 @@ import (
 	"github.com/sotcomm/sotd/wake"
 )
 
-func init() {
-	verbs["wake"] = verb{"run the free-prompt test on a saved screen", `
-usage: sotd wake check SCREENFILE [--windows]
-
-Runs the wake's free-prompt test on a saved screen (text lines as the screen shows
-them, then the trailer cols=C rows=R cursor=ROW,COL, and dim=… when cells are dim)
-and prints "free", "holds the notice" (exit 0) or "not free: <reason>" (exit 1).
-A file that is not a screen exits 2. --windows also accepts Claude Code's ">"
-glyph and a bare glyph, as the wake does on Windows.`, runWake}
-}
-
 func runWake(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "check" {
 		return usageErr(stderr, "wake", args)

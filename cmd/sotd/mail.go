@@ -1,0 +1,190 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sotcomm/sotd/client"
+)
+
+func runJoin(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var a client.JoinArgs
+	rest, ok := flags("join", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&a.Name, "name", "", "join as this handle")
+		fs.StringVar(&a.Expertise, "expertise", "", `comma-separated expertise, "a, b"`)
+		fs.BoolVar(&a.Repin, "repin", false, "re-pin a self slot that names another project")
+	})
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "join", rest)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Join(a)
+}
+
+func runSend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a, file, err := parseSend(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "sotd send: %v\n", err)
+		printUsage(stderr, "send")
+		return client.ExitUsage
+	}
+	label := "@" + a.To
+	if a.Broadcast {
+		label = "@*"
+	}
+	if file != "" {
+		body, err := client.ReadBody(file, stdin)
+		if err != nil {
+			fmt.Fprintf(stdout, "FAILED -> %s: %v; nothing was sent\n", label, err)
+			return client.ExitFailed
+		}
+		a.Text = body
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Send(a)
+}
+
+// parseSend reads send's arguments by hand: only the first positional @arg is the
+// recipient, and everything after it is the message, even words that begin with
+// @ or look like flags.
+func parseSend(args []string) (a client.SendArgs, file string, err error) {
+	var words []string
+	haveTo := false
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case len(words) > 0 || (haveTo && file != ""):
+			words = append(words, arg)
+		case arg == "--broadcast" && !haveTo && !a.Broadcast:
+			a.Broadcast = true
+		case arg == "--file" && file == "":
+			if i+1 >= len(args) {
+				return a, "", fmt.Errorf("--file needs a PATH or -")
+			}
+			i++
+			file = args[i]
+		case strings.HasPrefix(arg, "--file="):
+			file = strings.TrimPrefix(arg, "--file=")
+		case arg == "--":
+			words = append(words, args[i+1:]...)
+			i = len(args)
+		case !haveTo && !a.Broadcast && strings.HasPrefix(arg, "@"):
+			a.To = strings.TrimPrefix(arg, "@")
+			haveTo = true
+		case !haveTo && !a.Broadcast:
+			return a, "", fmt.Errorf("the first argument must be the recipient, @handle (got %q)", arg)
+		default:
+			words = append(words, arg)
+		}
+	}
+	switch {
+	case !haveTo && !a.Broadcast:
+		return a, "", fmt.Errorf("no recipient: name one as @handle, or use --broadcast")
+	case a.Broadcast && file == "" && len(words) == 0, haveTo && file == "" && len(words) == 0:
+		return a, "", fmt.Errorf("no message: give it as an argument or with --file")
+	case file != "" && len(words) > 0:
+		return a, "", fmt.Errorf("give the message as arguments or with --file, not both")
+	}
+	a.Text = strings.Join(words, " ")
+	return a, file, nil
+}
+
+// jsonVerb runs a verb whose one flag is --json.
+func jsonVerb(name, help string, call func(*client.Session, bool) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		var asJSON bool
+		rest, ok := flags(name, args, stderr, func(fs *flag.FlagSet) {
+			fs.BoolVar(&asJSON, "json", false, help)
+		})
+		if !ok || len(rest) > 0 {
+			return usageErr(stderr, name, rest)
+		}
+		s, code := session(stdout, stderr)
+		if s == nil {
+			return code
+		}
+		return call(s, asJSON)
+	}
+}
+
+var (
+	runPoll = jsonVerb("poll", "print the raw inbox lines", (*client.Session).Poll)
+	runList = jsonVerb("list", "print JSON", (*client.Session).List)
+)
+
+func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var name string
+	rest, ok := flags("leave", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&name, "name", "", "remove this orphan handle instead of this session")
+	})
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "leave", rest)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Leave(strings.TrimPrefix(name, "@"))
+}
+
+func runStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var asJSON bool
+	rest, ok := flags("status", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the work-state as JSON")
+	})
+	if !ok || len(rest) > 2 {
+		return usageErr(stderr, "status", rest)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	if len(rest) == 0 {
+		return s.ShowStatus(asJSON)
+	}
+	text := ""
+	if len(rest) == 2 {
+		text = rest[1]
+	}
+	return s.Declare(rest[0], text, len(rest) == 2, asJSON)
+}
+
+func runLockClear(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageErr(stderr, "lock-clear", args)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.LockClear()
+}
+func runSent(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var asJSON bool
+	rest, ok := flags("sent", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print JSON")
+	})
+	if ok && len(rest) == 2 && rest[1] == "--json" {
+		rest, asJSON = rest[:1], true
+	}
+	if !ok || len(rest) > 1 || (len(rest) == 1 && !strings.HasPrefix(rest[0], "@")) {
+		return usageErr(stderr, "sent", rest)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	to := ""
+	if len(rest) == 1 {
+		to = strings.TrimPrefix(rest[0], "@")
+	}
+	return s.Sent(to, asJSON)
+}

@@ -126,7 +126,7 @@ func trustBoxes(t testing.TB) (hb, ga *netBox, gm *hostile) {
 	}
 	hb = startBox(t, hh, "hb", hosts)
 	ga = startBox(t, ah, "ga", hosts)
-	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.router.Holder("alice") == "ga" })
+	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.router.Holder("alice") == "ga" && guestsLinked(ga) })
 	gm = dialHostile(t, mh, "gm", hosts)
 	waitFor(t, "gm to link", func() bool { return slices.Contains(hb.d.net.router.Linked(), "gm") })
 	return hb, ga, gm

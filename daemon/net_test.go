@@ -82,6 +82,18 @@ func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 	return &netBox{rig: r, d: d, name: box}
 }
 
+// guestsLinked says whether each guest's own end of its link is up: the hub
+// lists a link a moment before the guest's keeper has it as current, and a
+// send from the guest in that moment is refused as not linked.
+func guestsLinked(guests ...*netBox) bool {
+	for _, g := range guests {
+		if g.d.net.keeper.Current() == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // threeBoxes starts hub hb (hank, and stale-hb an hour old), guests ga (alice)
 // and gb (bob, and stale an hour old), all linked. hosts.toml also names gx, a
 // frontend box that never links.
@@ -103,7 +115,7 @@ func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
 	gb = startBox(t, bh, "gb", hosts)
 	waitFor(t, "both guests to link and tell the hub their handles", func() bool {
 		r := hb.d.net.router
-		return slices.Equal(r.Linked(), []string{"ga", "gb"}) && r.Holder("alice") == "ga" && r.Holder("bob") == "gb"
+		return slices.Equal(r.Linked(), []string{"ga", "gb"}) && r.Holder("alice") == "ga" && r.Holder("bob") == "gb" && guestsLinked(ga, gb)
 	})
 	return hb, ga, gb
 }

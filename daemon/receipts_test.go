@@ -52,7 +52,7 @@ func receiptBoxes(t testing.TB) (hb, ga, gb, gs *netBox) {
 	gb = startBox(t, bh, "gb", hosts)
 	gs = startBox(t, hh, "gs", hosts)
 	waitFor(t, "every guest to link", func() bool {
-		return slices.Equal(hb.d.net.router.Linked(), []string{"ga", "gb", "gs"})
+		return slices.Equal(hb.d.net.router.Linked(), []string{"ga", "gb", "gs"}) && guestsLinked(ga, gb, gs)
 	})
 	return hb, ga, gb, gs
 }

@@ -36,8 +36,8 @@ handle it held is free again.`, runDespawn}
 usage: sotd rows [--json]
        sotd rows screen ID [--out FILE]
 
-Lists every row with its phase (Starting, Ready, Ending, Stopped) and the handle
-the registry binds to it. "rows screen" prints a live row's screen in the
+Lists every row with its phase (Starting, Ready, Ending, Stopped, with how a
+Stopped row's program ended) and the handle the registry binds to it. "rows screen" prints a live row's screen in the
 screen text format (or saves it to FILE), which sotd wake check reads.`, runRows}
 }
 
@@ -135,7 +135,7 @@ func runRows(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if w.AgentHandle != "" {
 			handle = "@" + w.AgentHandle
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, w.Phase, w.Agent, handle, w.Label)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, client.RowPhase(w), w.Agent, handle, w.Label)
 	}
 	tw.Flush()
 	return client.ExitOK

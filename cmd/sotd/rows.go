@@ -17,7 +17,7 @@ import (
 
 func init() {
 	verbs["spawn"] = verb{"run an agent as a row of this box's daemon", `
-usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] -- CMD ARGS...
+usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] [--env K=V]... -- CMD ARGS...
 
 Starts CMD in a row of the daemon (a tmux session on its private socket, or a
 built-in PTY) and prints the row's id. The label defaults to the folder's
@@ -26,7 +26,9 @@ or codex, also as a node script), else other; the wake types only into claude
 rows. With --handle the row declares and joins that handle: the
 registry binds it to the row, a row that held it loses it, and the agent runs
 with SOT_COMM_NAME and SOT_WORKSPACE_ID set, so mail to it files while the row
-runs.`, runSpawn}
+runs. Each --env K=V (repeatable) adds K to the row's environment, over the
+daemon's (HOME, an API setting); K is a variable name, and the two identity
+variables are not taken.`, runSpawn}
 	verbs["despawn"] = verb{"end a row and remove it", `
 usage: sotd despawn ID
 
@@ -48,6 +50,7 @@ func runSpawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.StringVar(&req.Handle, "handle", "", "the comm handle the row's agent joins as")
 		fs.StringVar(&req.Agent, "agent", "", "claude, codex or other (default: the one CMD names, else other)")
 		fs.StringVar(&req.Cwd, "cwd", "", "the folder the agent runs in (default: this one)")
+		fs.Var((*client.RowEnv)(&req.Env), "env", "K=V added to the row's environment (repeatable)")
 	})
 	if !ok || len(argv) == 0 {
 		if ok {

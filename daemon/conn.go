@@ -43,6 +43,10 @@ type conn struct {
 	r  *wire.Reader
 	w  *wire.Writer
 
+	// gone ends when the connection's reader has stopped (the peer left, or
+	// the daemon stops), so a streaming request (pty.attach) ends with it.
+	gone context.Context
+
 	mu       sync.Mutex
 	stopping bool          // set when the daemon stops: reads end, answers still go out
 	idle     time.Duration // how long the connection may wait with nothing open; 0: unbound
@@ -119,6 +123,9 @@ func (c *conn) serve(ctx context.Context) {
 	}
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
+	gone, left := context.WithCancel(ctx)
+	defer left() // before the wait above, which a stream would otherwise hold
+	c.gone = gone
 	slots := make(chan struct{}, maxInFlight)
 	for {
 		env, err := c.r.Read()
@@ -187,10 +194,16 @@ func (c *conn) request(env wire.Envelope) (func() (any, error), error) {
 	case wire.OpHello:
 		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
-	if run, ok, err := c.d.rows.request(env); ok {
+	if run, ok, err := c.d.rows.request(env, c.stream(env.ID)); ok {
 		return run, err
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
+}
+
+// stream is what a streaming request needs of the connection: its end, and
+// events carrying the request's id.
+func (c *conn) stream(id uint64) rowStream {
+	return rowStream{gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
 }
 
 func (c *conn) answer(env wire.Envelope, run func() (any, error)) {

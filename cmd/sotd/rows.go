@@ -34,6 +34,12 @@ usage: sotd despawn ID
 
 Ends the row's process group (SIGTERM, then SIGKILL) and removes the row; the
 handle it held is free again.`, runDespawn}
+	verbs["attach"] = verb{"attach this terminal to a row", `
+usage: sotd attach ID
+
+Puts this terminal on the row: a tmux row through tmux on the rows' private
+socket (C-b d detaches), a PTY row through the daemon (Ctrl-] detaches).
+Detaching leaves the row running.`, runAttach}
 	verbs["rows"] = verb{"list the daemon's rows, or save one's screen", `
 usage: sotd rows [--json]
        sotd rows screen ID [--out FILE]
@@ -101,6 +107,17 @@ func runDespawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "removed row %s\n", args[0])
 	return client.ExitOK
+}
+
+func runAttach(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usageErr(stderr, "attach", args)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Attach(args[0], os.Stdin)
 }
 
 func runRows(args []string, _ io.Reader, stdout, stderr io.Writer) int {

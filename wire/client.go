@@ -139,6 +139,13 @@ func (c *Client) Stream(ctx context.Context, op string, req, resp any, onEvent f
 	case env := <-ch:
 		return answer(env, resp)
 	case <-c.done:
+		// The reader hands the answer over before it fails the connection, so
+		// an answer followed at once by the daemon's close is still the answer.
+		select {
+		case env := <-ch:
+			return answer(env, resp)
+		default:
+		}
 		return c.failure()
 	case <-ctx.Done():
 		return ctx.Err()

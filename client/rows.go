@@ -85,7 +85,7 @@ func (s *Session) Rows(asJSON bool) int {
 		if w.AgentHandle != "" {
 			handle = "@" + w.AgentHandle
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, w.Phase, w.Agent, handle, w.Label)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, RowPhase(w), w.Agent, handle, w.Label)
 	}
 	tw.Flush()
 	return ExitOK
@@ -145,4 +145,17 @@ func (s *Session) callPrinting(op string, req, resp any, notDone string) int {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// RowPhase is a row's phase as a person reads it in a table: a Stopped row says
+// how its program ended, the first thing to know about a row that stopped on
+// its own.
+func RowPhase(w wire.Workspace) string {
+	switch {
+	case w.ExitCode == nil:
+		return w.Phase
+	case *w.ExitCode < 0:
+		return w.Phase + " (killed by a signal)"
+	}
+	return fmt.Sprintf("%s (exit %d)", w.Phase, *w.ExitCode)
 }

@@ -45,6 +45,10 @@ type conn struct {
 	r  *wire.Reader
 	w  *wire.Writer
 
+	// gone ends when the connection's reader has stopped (the peer left, or
+	// the daemon stops), so a streaming request (pty.attach) ends with it.
+	gone context.Context
+
 	mu       sync.Mutex
 	stopping bool          // set when the daemon stops: reads end, answers still go out
 	idle     time.Duration // how long the connection may wait with nothing open; 0: unbound
@@ -132,6 +136,12 @@ func (c *conn) serve(ctx context.Context) {
 	defer hangUp()
 	var inflight sync.WaitGroup
 	defer c.untilAnswered(&inflight, hangUp)
+	// gone ends when the client has left (its reader ended) or as reqCtx does:
+	// a stream (pty.attach) ends with it. Cancelled before the wait above,
+	// which a stream would otherwise hold.
+	gone, left := context.WithCancel(reqCtx)
+	defer left()
+	c.gone = gone
 	slots := semaphore.NewWeighted(maxInFlight)
 	for {
 		env, err := c.r.Read()
@@ -234,10 +244,16 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 	case wire.OpHello:
 		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
-	if run, ok, err := c.d.rows.request(env); ok {
+	if run, ok, err := c.d.rows.request(env, c.stream(env.ID)); ok {
 		return run, err
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
+}
+
+// stream is what a streaming request needs of the connection: its end, and
+// events carrying the request's id.
+func (c *conn) stream(id uint64) rowStream {
+	return rowStream{gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
 }
 
 func (c *conn) answer(ctx context.Context, env wire.Envelope, run handler) {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -313,9 +314,59 @@ func sortFirst(hs []string, first string) {
 	})
 }
 
+// rowStream is a streaming op's side of its connection.
+type rowStream struct {
+	gone context.Context              // ends when the client has left
+	emit func(op string, v any) error // sends an event with the request's id
+}
+
+// attacher is a backend whose rows a terminal attaches to through the daemon:
+// the PTY's, which the daemon owns. A tmux row is attached to with tmux itself.
+type attacher interface {
+	Attach(id string) (*rows.Attachment, error)
+}
+
+// attach relays a PTY row's output to the client as pty.output events, the
+// screen as it is first, until the client leaves or the row's program exits;
+// the client types with pty.input on the same connection.
+func (m *rowsManager) attach(st rowStream, id string) (wire.PtyDetached, error) {
+	a, ok := m.b.(attacher)
+	if !ok {
+		return wire.PtyDetached{}, wire.Refuse(rows.Code(rows.ErrUnsupported), "row %s runs on %s, which sotd attach reaches directly, not through the daemon; nothing was attached", id, m.b.Name())
+	}
+	att, err := a.Attach(id)
+	if err != nil {
+		return wire.PtyDetached{}, rowRefusal("nothing was attached", err)
+	}
+	defer att.Close()
+	send := func(b []byte) error {
+		return st.emit(wire.EvPtyOutput, wire.PtyOutput{DataB64: base64.StdEncoding.EncodeToString(b)})
+	}
+	if err := send(att.Screen); err != nil {
+		return wire.PtyDetached{Why: err.Error()}, nil
+	}
+	for {
+		select {
+		case <-st.gone.Done():
+			return wire.PtyDetached{Why: "the terminal left"}, nil
+		case b, ok := <-att.Output:
+			if !ok {
+				if errors.Is(att.Err(), rows.ErrNotRunning) {
+					return wire.PtyDetached{Why: "its program exited"}, nil
+				}
+				return wire.PtyDetached{Why: att.Err().Error()}, nil
+			}
+			if err := send(b); err != nil {
+				return wire.PtyDetached{Why: err.Error()}, nil
+			}
+		}
+	}
+}
+
 // request decodes a rows op; ok is false for an op that is not one. A row's
-// op waits on no other box, so it leaves its connection's context alone.
-func (m *rowsManager) request(env wire.Envelope) (run handler, ok bool, err error) {
+// op waits on no other box, so it leaves its connection's context alone; a
+// stream (pty.attach) ends with st.gone, when its client leaves.
+func (m *rowsManager) request(env wire.Envelope, st rowStream) (run handler, ok bool, err error) {
 	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
 	switch env.Op {
 	case wire.OpWorkspaceSpawn:
@@ -336,6 +387,10 @@ func (m *rowsManager) request(env wire.Envelope) (run handler, ok bool, err erro
 		var req wire.PtyInput
 		err = decode(&req)
 		run = func(context.Context) (any, error) { return m.input(req) }
+	case wire.OpPtyAttach:
+		var req wire.WorkspaceRef
+		err = decode(&req)
+		run = func(context.Context) (any, error) { return m.attach(st, req.WorkspaceID) }
 	case wire.OpAgentJoin:
 		var req wire.AgentJoin
 		err = decode(&req)

@@ -427,3 +427,24 @@ func TestTypingKeepsEachInputWhole(t *testing.T) {
 		})
 	}
 }
+
+// A row whose program prints one line and exits at once is listed Stopped with
+// its exit code, and its screen still shows the line, on every backend.
+func TestExitedRowKeepsItsScreen(t *testing.T) {
+	for _, k := range backendKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			r := startRig(t, withRows(k.make(t)))
+			c := r.dial(t)
+			spawn := wire.WorkspaceSpawn{Label: "fatal", Agent: "other", Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", "echo FATAL: no key; exit 3"}}
+			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID
+			w := waitRow(t, c, id, "Stopped", func(w wire.Workspace) bool { return w.Phase == string(rows.Stopped) })
+			if w.ExitCode == nil || *w.ExitCode != 3 {
+				t.Errorf("exit code %v, want 3", w.ExitCode)
+			}
+			s := rowCall[wire.PtyScreen](t, c, wire.OpPtyScreen, wire.WorkspaceRef{WorkspaceID: id})
+			if !hasLine(s, "FATAL: no key") || hasLine(s, "Pane is dead") {
+				t.Errorf("the exited row's screen is not what its program left:\n%s", strings.Join(s.Lines, "\n"))
+			}
+		})
+	}
+}

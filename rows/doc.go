@@ -9,11 +9,13 @@
 //     the agents, so rows outlive the daemon: a restarted daemon calls Discover
 //     and finds them again, with the Spec each was started with (kept as JSON
 //     in the session's @sot_spec option; a session without one is a person's,
-//     not a row). To watch a row: tmux -S <Socket()> attach -t <row id>.
+//     not a row). sotd attach runs tmux -S <Socket()> attach -t =<row id>.
 //   - PTY: the daemon process owns each agent through a pseudo-terminal
 //     (creack/pty on Unix, ConPTY on Windows) and feeds its output to a VT
 //     emulator (charmbracelet/x/vt). These rows end with the daemon: Close
-//     stops them, and a restarted daemon finds none.
+//     stops them, and a restarted daemon finds none. A person's terminal
+//     attaches through the daemon (PTY.Attach): the screen as it is, then the
+//     program's output as it comes.
 //
 // Choose picks tmux where it exists (not on Windows) and the PTY elsewhere.
 // Both read a screen the same way, through the emulator (tmux's capture is

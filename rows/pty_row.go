@@ -41,6 +41,8 @@ type ptyRow struct {
 	ending   bool
 	exited   bool
 	exitCode int
+	readDone bool                     // the reader has ended: nothing more is drawn
+	watchers map[*Attachment]struct{} // people's terminals attached to the row
 
 	reaped chan struct{} // closed when the process is reaped
 	done   chan struct{} // closed when the row's goroutines have ended
@@ -54,8 +56,14 @@ const inputWait = 5 * time.Second
 // left behind may hold the terminal open forever).
 const drainWait = 500 * time.Millisecond
 
-// read feeds the agent's output to the emulator until the terminal closes.
+// read feeds the agent's output to the emulator, and to every attached
+// terminal, until the terminal closes.
 func (r *ptyRow) read() {
+	defer func() {
+		r.mu.Lock()
+		r.endWatchersLocked()
+		r.mu.Unlock()
+	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.proc.Read(buf)
@@ -63,6 +71,7 @@ func (r *ptyRow) read() {
 			r.mu.Lock()
 			_, _ = r.emu.Write(buf[:n])
 			r.drawn = true
+			r.tellWatchersLocked(buf[:n])
 			r.mu.Unlock()
 		}
 		if err != nil {

@@ -106,8 +106,8 @@ func (s Spec) normalize() (Spec, error) {
 		return s, fmt.Errorf("%w: row %s has no command to run; give one after --", ErrBadSpec, s.ID)
 	}
 	for _, kv := range s.Env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return s, fmt.Errorf("%w: environment entry %q is not KEY=VALUE", ErrBadSpec, kv)
+		if err := CheckEnv(kv); err != nil {
+			return s, fmt.Errorf("%w: %w", ErrBadSpec, err)
 		}
 	}
 	if s.Cwd != "" {
@@ -158,6 +158,37 @@ func codexNoDaemon(argv []string) []string {
 		}
 	}
 	return slices.Concat(argv[:n], []string{NoDaemon}, argv[n:])
+}
+
+// CheckEnv accepts one entry of a row's environment: KEY=VALUE, KEY a
+// variable name a shell can read ([A-Za-z_][A-Za-z0-9_]*), nothing in it a NUL
+// (the system's environment cannot carry one), and KEY none of the variables
+// that say which row and handle the row is: those come from the row itself.
+func CheckEnv(kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return fmt.Errorf("environment entry %q is not KEY=VALUE", kv)
+	}
+	if !isEnvName(k) {
+		return fmt.Errorf("environment entry %q: %q is not a variable name (letters, digits and '_', not starting with a digit)", kv, k)
+	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return fmt.Errorf("the value of %s holds a NUL byte, which no environment can carry", k)
+	}
+	if slices.Contains(identityEnv, k) {
+		return fmt.Errorf("%s is the row's own id or handle, which the daemon sets; give a handle with --handle", k)
+	}
+	return nil
+}
+
+func isEnvName(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // identityEnv are the variables that say which row and handle a process is.

@@ -46,14 +46,20 @@ func NewTmux(h home.Home, host string, opt Options) (*Tmux, error) {
 }
 
 func newTmux(h home.Home, host, bin string, opt Options) *Tmux {
-	dir := filepath.Join(h.Dir, "run", home.FileName(host), "tmux")
+	dir := filepath.Dir(TmuxSocket(h, host))
 	return &Tmux{
 		opt:     opt.withDefaults(),
-		srv:     tmuxServer{bin: bin, socket: filepath.Join(dir, "rows.sock")},
+		srv:     tmuxServer{bin: bin, socket: TmuxSocket(h, host)},
 		dir:     dir,
 		rows:    map[string]*tmuxRow{},
 		removed: map[string]bool{},
 	}
+}
+
+// TmuxSocket is the socket of the private tmux server that runs box host's
+// rows in h, for a client that attaches a terminal to one of them.
+func TmuxSocket(h home.Home, host string) string {
+	return filepath.Join(h.Dir, "run", home.FileName(host), "tmux", "rows.sock")
 }
 
 // Name implements Backend.

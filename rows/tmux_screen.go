@@ -37,7 +37,7 @@ func (t *Tmux) Texts(ids []string) (map[string]*screen.Screen, error) {
 		}
 		cmds = append(cmds,
 			[]string{"display-message", "-p", "-t", target(id), mark + " " + id + " " + captureHead},
-			[]string{"capture-pane", "-p", "-t", target(id)})
+			capturePane(id, false))
 	}
 	b, err := t.srv.run(cmds...)
 	if err != nil {
@@ -77,13 +77,9 @@ func (t *Tmux) capture(id string, attrs bool) (*screen.Screen, error) {
 	if err := CheckID(id); err != nil {
 		return nil, err
 	}
-	pane := []string{"capture-pane", "-p", "-t", target(id)}
-	if attrs {
-		pane = append(pane, "-e")
-	}
 	out, err := t.srv.run(
 		[]string{"display-message", "-p", "-t", target(id), captureHead},
-		pane,
+		capturePane(id, attrs),
 	)
 	if errors.Is(err, errNoServer) {
 		err = ErrNoRow
@@ -99,8 +95,28 @@ func (t *Tmux) capture(id string, attrs bool) (*screen.Screen, error) {
 }
 
 // captureHead comes before the captured pane: where the cursor is, the pane's
-// size, and 1 when the session is a row (it carries a spec).
-const captureHead = "#{cursor_x} #{cursor_y} #{pane_width} #{pane_height} #{?@sot_spec,1,0}"
+// size, 1 when the session is a row (it carries a spec), and 1 when the pane
+// shows tmux's "Pane is dead" line (paneDeadShown).
+const captureHead = "#{cursor_x} #{cursor_y} #{pane_width} #{pane_height} #{?@sot_spec,1,0} " + paneDeadShown
+
+// paneDeadShown is 1 once tmux has drawn its "Pane is dead (status …)" line
+// under remain-on-exit: it does that when it has reaped the agent and its
+// terminal has closed, by moving to the bottom line and feeding a line, which
+// scrolls the agent's last screen up by one. The top line (a one-line
+// "FATAL: …" the agent printed before it exited) goes into the history.
+const paneDeadShown = "#{?pane_dead,#{!=:#{pane_dead_status}#{pane_dead_signal},},0}"
+
+// capturePane captures the row's screen as its agent left it. Once the dead
+// line is drawn that is the history's last line and the screen above the dead
+// line (parseCapture drops the dead line); tmux chooses which, in the same
+// command sequence as the head that tells parseCapture which it chose.
+func capturePane(id string, attrs bool) []string {
+	live := "capture-pane -p -t " + target(id)
+	if attrs {
+		live += " -e"
+	}
+	return []string{"if-shell", "-F", "-t", target(id), paneDeadShown, live + " -S -1", live}
+}
 
 // maxCells bounds a pane's side, so a garbled geometry line cannot make the
 // emulator allocate without end; rows are 120x40 unless Options say otherwise.
@@ -110,12 +126,16 @@ const maxCells = 2000
 // replaying its escape sequences when attrs is set, else as plain text.
 func parseCapture(out []byte, attrs bool) (s *screen.Screen, ours bool, err error) {
 	head, body, _ := strings.Cut(string(out), "\n")
-	var cx, cy, w, h, row int
-	if _, err := fmt.Sscanf(head, "%d %d %d %d %d", &cx, &cy, &w, &h, &row); err != nil || w <= 0 || h <= 0 || w > maxCells || h > maxCells {
+	var cx, cy, w, h, row, dead int
+	if _, err := fmt.Sscanf(head, "%d %d %d %d %d %d", &cx, &cy, &w, &h, &row, &dead); err != nil || w <= 0 || h <= 0 || w > maxCells || h > maxCells {
 		return nil, false, fmt.Errorf("tmux printed %q for the pane's cursor and size", head)
 	}
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if dead == 1 && len(lines) > 1 {
+		lines = lines[:len(lines)-1]
+	}
 	if !attrs {
-		return screen.FromText(strings.Split(strings.TrimSuffix(body, "\n"), "\n"), w, h, cy, cx), row == 1, nil
+		return screen.FromText(lines, w, h, cy, cx), row == 1, nil
 	}
 	e := vt.NewEmulator(w, h)
 	// The capture ends every line with a bare LF; the emulator needs CR LF to
@@ -124,7 +144,6 @@ func parseCapture(out []byte, attrs bool) (s *screen.Screen, ours bool, err erro
 	// off so a line the emulator measures wider than tmux did (a character whose
 	// width they disagree on) is cut at the edge instead of pushing every line
 	// below it down.
-	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if len(lines) > h {
 		lines = lines[:h]
 	}

@@ -65,7 +65,7 @@ func capture(head string, lines ...string) []byte {
 // A plain capture (Text) is read as text: widths as FromText measures them,
 // a line wider than the pane cut, no emulator.
 func TestParseCapturePlain(t *testing.T) {
-	s, ours, err := parseCapture(capture("3 1 8 3 0", "❯\u00a0漢x", " Do you?", "0123456789"), false)
+	s, ours, err := parseCapture(capture("3 1 8 3 0 0", "❯\u00a0漢x", " Do you?", "0123456789"), false)
 	if err != nil || ours {
 		t.Fatalf("parseCapture = %v, ours=%v; want a screen of a session that is no row", err, ours)
 	}
@@ -81,7 +81,7 @@ func TestParseCapturePlain(t *testing.T) {
 
 func TestParseCapture(t *testing.T) {
 	rule := strings.Repeat("─", 10)
-	s, ours, err := parseCapture(capture("2 2 10 6 1",
+	s, ours, err := parseCapture(capture("2 2 10 6 1 0",
 		"top \x1b[2mdim",     // dim runs on into the next line, as tmux captures it
 		"still\x1b[0m pl",    //
 		rule,                 // a full-width line must not wrap into the next
@@ -112,8 +112,28 @@ func TestParseCapture(t *testing.T) {
 	}
 }
 
+// A pane whose agent is dead and reaped is captured from one line of history
+// up to tmux's dead line, which is dropped: the agent's last screen.
+func TestParseCaptureDeadPane(t *testing.T) {
+	for _, attrs := range []bool{false, true} {
+		top := "FATAL: no key"
+		if attrs {
+			top = "\x1b[2mFATAL\x1b[0m: no key"
+		}
+		s, _, err := parseCapture(capture("0 2 20 3 1 1", top, "", "", "Pane is dead (status"), attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, want := range []string{"FATAL: no key", "", ""} {
+			if got := strings.TrimRight(s.Line(r), " "); got != want {
+				t.Errorf("attrs %v: line %d = %q, want %q", attrs, r, got, want)
+			}
+		}
+	}
+}
+
 func TestParseCaptureRefusesBadGeometry(t *testing.T) {
-	for _, head := range []string{"", "1 2 x 4 1", "0 0 0 5 1", "0 0 10 -1 1", "0 0 10 5", fmt.Sprintf("0 0 %d 5 1", maxCells+1)} {
+	for _, head := range []string{"", "1 2 x 4 1", "0 0 0 5 1", "0 0 10 -1 1", "0 0 10 5 1", fmt.Sprintf("0 0 %d 5 1 0", maxCells+1)} {
 		if _, _, err := parseCapture(capture(head, "a"), true); err == nil {
 			t.Errorf("parseCapture took geometry %q", head)
 		}
@@ -121,9 +141,9 @@ func TestParseCaptureRefusesBadGeometry(t *testing.T) {
 }
 
 func FuzzParseCapture(f *testing.F) {
-	f.Add([]byte("0 0 4 2 1\nab\ncd\n"))
-	f.Add([]byte("3 1 5 3 1\n\x1b[2mx\x1b[22m\n漢字漢字漢字\n\n\n\n"))
-	f.Add([]byte("9 9 2 2 0\n\x1b[38;5;1m\x1b]8;;x\x07y\n"))
+	f.Add([]byte("0 0 4 2 1 0\nab\ncd\n"))
+	f.Add([]byte("3 1 5 3 1 1\n\x1b[2mx\x1b[22m\n漢字漢字漢字\n\n\n\n"))
+	f.Add([]byte("9 9 2 2 0 0\n\x1b[38;5;1m\x1b]8;;x\x07y\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, _, err := parseCapture(b, true)
 		if err != nil {

@@ -28,7 +28,8 @@ type Client struct {
 	mu      sync.Mutex
 	nextID  uint64
 	pending map[uint64]chan Envelope
-	err     error // why the connection ended; set once, under mu
+	streams map[uint64]func(Envelope) // the event handlers of streaming calls, by id
+	err     error                     // why the connection ended; set once, under mu
 
 	done      chan struct{} // closed by fail: wakes every waiting call
 	closeOnce sync.Once
@@ -84,6 +85,7 @@ func handshake(ctx context.Context, conn net.Conn, hello Hello) (*Client, error)
 		frames:  make(chan []byte),
 		nextID:  helloID,
 		pending: map[uint64]chan Envelope{},
+		streams: map[uint64]func(Envelope){},
 		done:    make(chan struct{}),
 	}
 	c.wg.Add(2)
@@ -99,6 +101,13 @@ func (c *Client) Hello() HelloOK { return c.hello }
 // (which may be nil) and a refusal into a *Refusal. ctx bounds the wait; an
 // abandoned call leaves the connection usable, and its late answer is dropped.
 func (c *Client) Call(ctx context.Context, op string, req, resp any) error {
+	return c.Stream(ctx, op, req, resp, nil)
+}
+
+// Stream is Call for an op that sends events (evt frames carrying the
+// request's id) before its answer: each is handed to onEvent, in order, on the
+// connection's reader, so onEvent must not block for long.
+func (c *Client) Stream(ctx context.Context, op string, req, resp any, onEvent func(Envelope)) error {
 	ch := make(chan Envelope, 1)
 	c.mu.Lock()
 	if c.err != nil {
@@ -109,6 +118,9 @@ func (c *Client) Call(ctx context.Context, op string, req, resp any) error {
 	c.nextID++
 	id := c.nextID
 	c.pending[id] = ch
+	if onEvent != nil {
+		c.streams[id] = onEvent
+	}
 	c.mu.Unlock()
 	defer c.forget(id)
 
@@ -178,7 +190,15 @@ func (c *Client) read(r *Reader) {
 			return
 		}
 		if env.Kind != KindRes {
-			continue // notices (evt) have no caller waiting on them
+			// A streaming call's events carry its id; other notices have no
+			// caller waiting on them.
+			c.mu.Lock()
+			onEvent := c.streams[env.ID]
+			c.mu.Unlock()
+			if env.Kind == KindEvt && env.ID != 0 && onEvent != nil {
+				onEvent(env)
+			}
+			continue
 		}
 		c.mu.Lock()
 		ch, ok := c.pending[env.ID]
@@ -217,6 +237,7 @@ func (c *Client) failure() error {
 func (c *Client) forget(id uint64) {
 	c.mu.Lock()
 	delete(c.pending, id)
+	delete(c.streams, id)
 	c.mu.Unlock()
 }
 

@@ -8,6 +8,13 @@ const (
 	OpPtyScreen        = "pty.screen"
 	OpPtyInput         = "pty.input"
 	OpAgentJoin        = "agent.join"
+
+	// OpPtyAttach streams a PTY row's output to this connection as
+	// EvPtyOutput events (the screen as it is first), while the client types
+	// with pty.input on the same connection; it is answered with PtyDetached
+	// when the row's program exits, and ends unanswered when the client closes.
+	OpPtyAttach = "pty.attach"
+	EvPtyOutput = "pty.output"
 )
 
 // Answers of agent.join.
@@ -91,6 +98,16 @@ type AgentJoined struct {
 	Answer    string `json:"answer"`
 	Row       string `json:"row,omitempty"`
 	MovedFrom string `json:"moved_from,omitempty"`
+}
+
+// PtyOutput is one EvPtyOutput: bytes the row drew, for a terminal.
+type PtyOutput struct {
+	DataB64 string `json:"data_b64"`
+}
+
+// PtyDetached answers pty.attach when the attachment ends from the daemon's side.
+type PtyDetached struct {
+	Why string `json:"why"`
 }
 
 // Done answers an op that has nothing to say but that it was done.

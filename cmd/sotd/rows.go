@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -16,6 +18,7 @@ func runSpawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.StringVar(&req.Handle, "handle", "", "the comm handle the row's agent joins as")
 		fs.StringVar(&req.Agent, "agent", "", "claude, codex or other (default: the one CMD names, else other)")
 		fs.StringVar(&req.Cwd, "cwd", "", "the folder the agent runs in (default: this one)")
+		fs.Var((*client.RowEnv)(&req.Env), "env", "K=V added to the row's environment (repeatable)")
 	})
 	if !ok || len(argv) == 0 {
 		if ok {
@@ -40,6 +43,17 @@ func runDespawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	return s.Despawn(args[0])
+}
+
+func runAttach(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usageErr(stderr, "attach", args)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Attach(args[0], os.Stdin)
 }
 
 func runRows(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -86,7 +86,7 @@ Removes this session's entry and self file, or with --name an orphan entry
 		}},
 		{"Rows (agents the daemon runs)", []verb{
 			{"spawn", "run an agent as a row of this box's daemon", `
-usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] -- CMD ARGS...
+usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] [--env K=V]... -- CMD ARGS...
 
 Starts CMD in a row of the daemon (a tmux session on its private socket, or a
 built-in PTY) and prints the row's id. The label defaults to the folder's
@@ -95,18 +95,26 @@ or codex, also as a node script), else other; the wake types only into claude
 rows. With --handle the row declares and joins that handle: the
 registry binds it to the row, a row that held it loses it, and the agent runs
 with SOT_COMM_NAME and SOT_WORKSPACE_ID set, so mail to it files while the row
-runs.`, runSpawn},
+runs. Each --env K=V (repeatable) adds K to the row's environment, over the
+daemon's (HOME, an API setting); K is a variable name, and the two identity
+variables are not taken.`, runSpawn},
 			{"despawn", "end a row and remove it", `
 usage: sotd despawn ID
 
 Ends the row's process group (SIGTERM, then SIGKILL) and removes the row; the
 handle it held is free again.`, runDespawn},
+			{"attach", "attach this terminal to a row", `
+usage: sotd attach ID
+
+Puts this terminal on the row: a tmux row through tmux on the rows' private
+socket (C-b d detaches), a PTY row through the daemon (Ctrl-] detaches).
+Detaching leaves the row running.`, runAttach},
 			{"rows", "list the daemon's rows, or save one's screen", `
 usage: sotd rows [--json]
        sotd rows screen ID [--out FILE]
 
-Lists every row with its phase (Starting, Ready, Ending, Stopped) and the handle
-the registry binds to it. "rows screen" prints a live row's screen in the
+Lists every row with its phase (Starting, Ready, Ending, Stopped, with how a
+Stopped row's program ended) and the handle the registry binds to it. "rows screen" prints a live row's screen in the
 screen text format (or saves it to FILE), which sotd wake check reads.`, runRows},
 		}},
 		{"The daemon and this box", []verb{

@@ -1,0 +1,148 @@
+//go:build !windows
+
+package integration
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/sotcomm/sotd/internal/testutil"
+)
+
+// echoRow prints a mark, then echoes each line typed into it.
+const echoRow = `echo ROW-READY; while IFS= read -r l; do echo "got:$l"; done`
+
+// TestAttach attaches a real terminal (a pty the test holds) to a row of each
+// backend: the entry line says how to detach, the terminal shows the row and
+// types into it, the detach key leaves, and the row runs on.
+func TestAttach(t *testing.T) {
+	for _, tc := range []struct {
+		backend, entry, detach string
+	}{
+		{"pty", "press Ctrl-] to detach; the row keeps running", "\x1d"},
+		{"tmux", "press C-b d to detach; the row keeps running", "\x02d"},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			b := newBox(t, "box")
+			if tc.backend == "pty" {
+				// A daemon that finds no tmux runs its rows on the built-in PTY.
+				b.extra = append(b.extra, "PATH="+binsOf(t, "sh", "sleep"))
+			} else if _, err := exec.LookPath("tmux"); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("CI must test the tmux backend: %v", err)
+				}
+				t.Skip("tmux is not installed")
+			}
+			b.serve()
+			id := strings.TrimSpace(b.must("", "spawn", "--label", "att", "--", "/bin/sh", "-c", echoRow))
+			b.extra = nil
+			if got := b.must("", "rows", "--json"); !strings.Contains(got, `"backend": "`+tc.backend+`"`) {
+				t.Fatalf("the row does not run on %s:\n%s", tc.backend, got)
+			}
+
+			term, done := attach(t, b, id)
+			testutil.Eventually(t, 10*time.Second, "the entry line and the row's screen", func() bool {
+				return term.Contains(tc.entry) && term.Contains("ROW-READY")
+			})
+			if _, err := term.tty.Write([]byte("hello\r")); err != nil {
+				t.Fatal(err)
+			}
+			testutil.Eventually(t, 10*time.Second, "the row's answer to what was typed", func() bool { return term.Contains("got:hello") })
+			if _, err := term.tty.Write([]byte(tc.detach)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("sotd attach after the detach key: %v\n%s", err, term.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("sotd attach did not end after the detach key:\n%s", term.String())
+			}
+			testutil.Eventually(t, 5*time.Second, "the detach line", func() bool {
+				return term.Contains("detached from row " + id + "; it runs on")
+			})
+
+			rows := b.must("", "rows")
+			if !strings.Contains(rows, id+"  Ready") {
+				t.Errorf("the row does not run on after the detach:\n%s", rows)
+			}
+			if screen := b.must("", "rows", "screen", id); !strings.Contains(screen, "got:hello") {
+				t.Errorf("the row's screen lost what was typed while attached:\n%s", screen)
+			}
+			if tc.backend != "pty" {
+				return
+			}
+			// A row whose program exits while attached ends the relay and says so.
+			term, done = attach(t, b, id)
+			testutil.Eventually(t, 10*time.Second, "the row's screen again", func() bool { return term.Contains("got:hello") })
+			if _, err := term.tty.Write([]byte{0x04}); err != nil { // end of input: the row's loop ends
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("sotd attach as the row ended: %v\n%s", err, term.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("sotd attach did not end with its row:\n%s", term.String())
+			}
+			testutil.Eventually(t, 5*time.Second, "the line that the row ended", func() bool {
+				return term.Contains("row " + id + " ended the attachment: its program exited")
+			})
+		})
+	}
+}
+
+// terminal is the test's side of a pty that sotd attach runs on.
+type terminal struct {
+	testutil.SyncBuffer
+	tty *os.File // the master: what is written here is typed
+}
+
+// attach runs sotd attach id on a new pty of 130x45 (larger than the row) and
+// returns the terminal and the command's end.
+func attach(t *testing.T, b *box, id string) (*terminal, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(sotdBin, "attach", id)
+	cmd.Env = append(b.env(""), "TERM=xterm-256color")
+	cmd.Dir = t.TempDir()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 130, Rows: 45})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{tty: tty}
+	copied := make(chan struct{})
+	go func() { defer close(copied); _, _ = io.Copy(term, tty) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		tty.Close()
+		<-copied
+	})
+	return term, done
+}
+
+// binsOf is a folder of links to the named programs only: a PATH on
+// which no tmux is found.
+func binsOf(t *testing.T, names ...string) string {
+	dir := t.TempDir()
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

@@ -169,7 +169,9 @@ func completeHandles(t *testing.T, b *box) []string {
 	if err != nil {
 		t.Skip("no bash to run the completion script")
 	}
-	script := `source <(sotd completion bash); COMP_WORDS=(sotd send ''); COMP_CWORD=2; _sotd; printf '%s\n' "${COMPREPLY[@]}"`
+	// As bash sets them when Tab is pressed after "sotd send @": the script
+	// reads the line, since COMP_WORDS splits at the @.
+	script := `source <(sotd completion bash); COMP_LINE='sotd send @'; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(sotd send @); COMP_CWORD=2; _sotd; printf '%s\n' "${COMPREPLY[@]}"`
 	cmd := exec.Command(bash, "-c", script)
 	cmd.Env = append(b.env(""), "PATH="+filepath.Dir(sotdBin)+":"+os.Getenv("PATH"))
 	out, err := cmd.Output()

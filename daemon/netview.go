@@ -219,7 +219,7 @@ func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
 	if doc, err := registry.Read(n.d.cfg.Home); err == nil {
-		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil))
+		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), nil)
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}

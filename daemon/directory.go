@@ -25,14 +25,16 @@ const directoryEvery = 1500 * time.Millisecond
 // With the handles goes this box's part of the network view (netview.go): each
 // held handle's entry as `sotd list` shows it, its liveness judged here, sent
 // after the directory event that names its handle (one control stream keeps
-// them in order, so the hub already knows the holder), at most one view event
-// each viewGap and only what changed.
+// them in order, so the hub already knows the holder), and this box's rows as
+// its page last looked at them; at most one view event each viewGap and only
+// what changed.
 type directory struct {
 	home  home.Home
 	box   string
 	log   *slog.Logger
 	every time.Duration
 	now   func() time.Time
+	rows  func() map[string]wire.ViewRow // this box's rows, by Key
 
 	mu   sync.Mutex
 	conn *link.Conn
@@ -87,7 +89,7 @@ func (d *directory) syncLocked() {
 func (d *directory) syncViewLocked(doc *registry.Doc) {
 	now := d.now()
 	own := viewEntries(doc, d.box, now, func(_ string, e *registry.Entry) bool { return e.Host == d.box })
-	ev, ok := d.view.next(own, nil, now)
+	ev, ok := d.view.next(own, d.rows(), nil, now)
 	if !ok {
 		return
 	}

@@ -11,9 +11,13 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// The status page as the network's dashboard: every other box's sessions come
-// from the network view (netview.go), this box's from its registry; unread is
-// counted only for this box's handles, whose inboxes are here.
+// The status page as the network's dashboard: every other box's sessions and
+// rows come from the network view (netview.go), this box's from its registry
+// and its rows; unread is counted only for this box's handles, whose inboxes
+// are here. A row's screen is previewed only on its own box's page: a screen
+// is not mail, and no box reads another box's terminal (a pinned box acts only
+// for what it holds), so the view carries no screen and the page has no way to
+// ask another box for one.
 
 // The daemon also previews rows and files the page's messages.
 var _ web.PageActions = (*Daemon)(nil)
@@ -50,29 +54,66 @@ func remoteAgent(e wire.ViewEntry) web.Agent {
 }
 
 func sameRow(a, b web.Row) bool {
-	return a.ID == b.ID && a.Host == b.Host && a.Handle == b.Handle && a.Phase == b.Phase &&
-		(a.ExitCode == nil) == (b.ExitCode == nil) && (a.ExitCode == nil || *a.ExitCode == *b.ExitCode)
+	if !sameExit(a.ExitCode, b.ExitCode) {
+		return false
+	}
+	a.ExitCode, b.ExitCode = nil, nil
+	return a == b
 }
 
-// lookNetwork takes the other boxes' entries and the list of boxes from the
-// network view, and publishes what moved.
+// viewRow is one of this box's rows as the network view carries it.
+func viewRow(r web.Row) wire.ViewRow {
+	out := wire.ViewRow{ID: r.ID, Box: r.Host, Label: r.Label, Phase: r.Phase, Agent: r.Agent, Handle: r.Handle, ExitCode: r.ExitCode}
+	if !r.Since.IsZero() {
+		out.Since = r.Since.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+// pageRow is another box's row as the page shows it.
+func pageRow(r wire.ViewRow) web.Row {
+	out := web.Row{ID: r.ID, Host: r.Box, Label: r.Label, Agent: r.Agent, Handle: r.Handle, Phase: r.Phase, ExitCode: r.ExitCode}
+	if t, err := time.Parse(time.RFC3339, r.Since); err == nil {
+		out.Since = t
+	}
+	return out
+}
+
+// ownRows is this box's rows as its page last looked at them, by Key: its
+// part of the network view.
+func (v *webView) ownRows() map[string]wire.ViewRow {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[string]wire.ViewRow, len(v.rows))
+	for _, r := range v.rows {
+		vr := viewRow(r)
+		out[vr.Key()] = vr
+	}
+	return out
+}
+
+// lookNetwork takes the other boxes' entries and rows and the list of boxes
+// from the network view, and publishes what moved.
 func (d *Daemon) lookNetwork() {
 	n := d.net
 	if n == nil {
 		return
 	}
 	remote := map[string]wire.ViewEntry{}
+	rows := map[string]wire.ViewRow{}
 	boxes := web.Boxes{Known: true, List: []web.BoxState{}}
 	var list []wire.ViewBox
 	switch {
 	case n.router != nil:
 		remote = n.router.View().Entries(nil, false)
+		rows = n.router.View().Rows(nil, false)
 		list = n.viewBoxes()
 	case n.keeper != nil:
 		n.copy.mu.Lock()
 		boxes.Known, boxes.Why = n.copy.known, n.copy.why
 		if boxes.Known {
 			remote = maps.Clone(n.copy.entries)
+			rows = maps.Clone(n.copy.rows)
 			list = slices.Clone(n.copy.boxes)
 		} else if !n.copy.asOf.IsZero() {
 			boxes.AsOf = n.copy.asOf.UTC().Format(time.RFC3339)
@@ -96,13 +137,13 @@ func (d *Daemon) lookNetwork() {
 	for _, b := range list {
 		boxes.List = append(boxes.List, web.BoxState(b))
 	}
-	d.view.setRemote(remote, boxes)
+	d.view.setRemote(remote, rows, boxes)
 }
 
-// setRemote takes the other boxes' entries and the boxes, and publishes
-// agent.state for each entry that came, changed or went, and boxes when they
-// moved.
-func (v *webView) setRemote(remote map[string]wire.ViewEntry, boxes web.Boxes) {
+// setRemote takes the other boxes' entries, rows (by Key) and the boxes, and
+// publishes agent.state for each entry that came, changed or went, box.rows
+// for each box whose rows moved, and boxes when they moved.
+func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wire.ViewRow, boxes web.Boxes) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	var changed []web.Agent
@@ -123,15 +164,44 @@ func (v *webView) setRemote(remote map[string]wire.ViewEntry, boxes web.Boxes) {
 		}
 	}
 	v.remote = remote
+	rowsMoved := boxRowsMoved(v.netRows, rows)
+	v.netRows = rows
 	boxesMoved := !sameBoxes(v.boxes, boxes)
 	v.boxes = boxes
 	v.mu.Unlock()
 	for _, a := range changed {
 		v.bus.Publish(web.EvAgentState, a)
 	}
+	for _, br := range rowsMoved {
+		v.bus.Publish(web.EvBoxRows, br)
+	}
 	if boxesMoved {
 		v.bus.Publish(web.EvBoxes, boxes)
 	}
+}
+
+// boxRowsMoved is, for each box whose rows differ between was and now (by
+// Key), every row it has now, as the page shows them, by id.
+func boxRowsMoved(was, now map[string]wire.ViewRow) []web.BoxRows {
+	moved := map[string]bool{}
+	changed, gone := changes(was, now, sameViewRow)
+	for _, r := range changed {
+		moved[r.Box] = true
+	}
+	for _, k := range gone {
+		moved[was[k].Box] = true
+	}
+	byBox := map[string][]web.Row{}
+	for _, k := range slices.Sorted(maps.Keys(now)) {
+		if r := now[k]; moved[r.Box] {
+			byBox[r.Box] = append(byBox[r.Box], pageRow(r))
+		}
+	}
+	var out []web.BoxRows
+	for _, box := range slices.Sorted(maps.Keys(moved)) {
+		out = append(out, web.BoxRows{Box: box, Rows: append([]web.Row{}, byBox[box]...)})
+	}
+	return out
 }
 
 func sameBoxes(a, b web.Boxes) bool {

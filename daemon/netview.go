@@ -15,10 +15,11 @@ import (
 )
 
 // The network view (wire.OpLinkView): each guest publishes, with each handle it
-// holds, what `sotd list` shows; the hub merges them with its own home's and
-// sends the merged view to each guest; a guest keeps a copy and answers
-// net.list from it. Only changed entries travel, at most one event per
-// viewEvery per link, and a new link gets the whole view first.
+// holds, what `sotd list` shows, and its rows' metadata (not their screens: no
+// box reads another box's terminal); the hub merges them with its own home's
+// and sends the merged view to each guest; a guest keeps a copy and answers
+// net.list and its page from it. Only changed entries and rows travel, at most
+// one event per viewEvery per link, and a new link gets the whole view first.
 const (
 	viewEvery = time.Second
 	// viewGap is the least time between two events on one link: viewEvery
@@ -72,17 +73,46 @@ func sameInView(a, b wire.ViewEntry) bool {
 		a.Live == b.Live && a.State == b.State && a.Summary == b.Summary && a.StatusAt == b.StatusAt
 }
 
+// sameViewRow says whether two rows read the same.
+func sameViewRow(a, b wire.ViewRow) bool {
+	if !sameExit(a.ExitCode, b.ExitCode) {
+		return false
+	}
+	a.ExitCode, b.ExitCode = nil, nil
+	return a == b
+}
+
+func sameExit(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// changes is what takes a reader told told to now: what came or changed, in
+// key order, and the keys gone.
+func changes[V any](told, now map[string]V, same func(a, b V) bool) (changed []V, gone []string) {
+	for _, k := range slices.Sorted(maps.Keys(now)) {
+		if old, ok := told[k]; !ok || !same(old, now[k]) {
+			changed = append(changed, now[k])
+		}
+	}
+	for k := range told {
+		if _, ok := now[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	slices.Sort(gone)
+	return changed, gone
+}
+
 // viewTold is what one link was last told of the view, and when.
 type viewTold struct {
 	entries map[string]wire.ViewEntry // nil: not even the full view yet
+	rows    map[string]wire.ViewRow   // by Key
 	boxes   []wire.ViewBox
 	at      time.Time
 }
 
-// next is the event that takes the link from what it was told to now, and
-// false when there is nothing to say or the last event went out under
-// viewGap ago. The caller records a sent event with told.
-func (t *viewTold) next(now map[string]wire.ViewEntry, boxes []wire.ViewBox, at time.Time) (wire.LinkView, bool) {
+// next is the event that takes the link from what it was told to now (entries
+// by handle, rows by Key), and false when there is nothing to say or the last
+// event went out under viewGap ago. The caller records a sent event with told.
+func (t *viewTold) next(now map[string]wire.ViewEntry, rows map[string]wire.ViewRow, boxes []wire.ViewBox, at time.Time) (wire.LinkView, bool) {
 	if t.entries != nil && at.Sub(t.at) < viewGap {
 		return wire.LinkView{}, false
 	}
@@ -90,21 +120,12 @@ func (t *viewTold) next(now map[string]wire.ViewEntry, boxes []wire.ViewBox, at 
 	if t.entries == nil {
 		ev.Full = true
 	}
-	for _, h := range slices.Sorted(maps.Keys(now)) {
-		if old, ok := t.entries[h]; !ok || !sameInView(old, now[h]) {
-			ev.Entries = append(ev.Entries, now[h])
-		}
-	}
-	for h := range t.entries {
-		if _, ok := now[h]; !ok {
-			ev.Removed = append(ev.Removed, h)
-		}
-	}
-	slices.Sort(ev.Removed)
+	ev.Entries, ev.Removed = changes(t.entries, now, sameInView)
+	ev.Rows, ev.RowsRemoved = changes(t.rows, rows, sameViewRow)
 	if boxes != nil && (ev.Full || !slices.Equal(boxes, t.boxes)) {
 		ev.Boxes = boxes
 	}
-	if !ev.Full && len(ev.Entries) == 0 && len(ev.Removed) == 0 && ev.Boxes == nil {
+	if !ev.Full && len(ev.Entries) == 0 && len(ev.Removed) == 0 && len(ev.Rows) == 0 && len(ev.RowsRemoved) == 0 && ev.Boxes == nil {
 		return wire.LinkView{}, false
 	}
 	return ev, true
@@ -115,13 +136,19 @@ func (t *viewTold) next(now map[string]wire.ViewEntry, boxes []wire.ViewBox, at 
 // sent once it has moved by the grain in all.
 func (t *viewTold) told(ev wire.LinkView, at time.Time) {
 	if ev.Full || t.entries == nil {
-		t.entries = map[string]wire.ViewEntry{}
+		t.entries, t.rows = map[string]wire.ViewEntry{}, map[string]wire.ViewRow{}
 	}
 	for _, e := range ev.Entries {
 		t.entries[e.Handle] = e
 	}
 	for _, h := range ev.Removed {
 		delete(t.entries, h)
+	}
+	for _, r := range ev.Rows {
+		t.rows[r.Key()] = r
+	}
+	for _, k := range ev.RowsRemoved {
+		delete(t.rows, k)
 	}
 	if ev.Boxes != nil {
 		t.boxes = ev.Boxes
@@ -146,30 +173,38 @@ func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
 	return n, nil
 }
 
-// splitView cuts ev into events whose entries encode to at most viewChunk
-// bytes each; only the first keeps Full, Removed and Boxes, so applied in
-// order they make the same view.
+// splitView cuts ev into events whose entries and rows encode to at most
+// viewChunk bytes each; only the first keeps Full, the removals and Boxes, so
+// applied in order they make the same view.
 func splitView(ev wire.LinkView) []wire.LinkView {
 	var out []wire.LinkView
-	cur := wire.LinkView{Full: ev.Full, Removed: ev.Removed, Boxes: ev.Boxes}
+	cur := wire.LinkView{Full: ev.Full, Removed: ev.Removed, RowsRemoved: ev.RowsRemoved, Boxes: ev.Boxes}
 	size := 0
-	for _, e := range ev.Entries {
-		b, _ := json.Marshal(e)
+	room := func(v any) {
+		b, _ := json.Marshal(v)
 		if size > 0 && size+len(b) > viewChunk {
 			out = append(out, cur)
 			cur, size = wire.LinkView{}, 0
 		}
-		cur.Entries = append(cur.Entries, e)
 		size += len(b)
+	}
+	for _, e := range ev.Entries {
+		room(e)
+		cur.Entries = append(cur.Entries, e)
+	}
+	for _, r := range ev.Rows {
+		room(r)
+		cur.Rows = append(cur.Rows, r)
 	}
 	return append(out, cur)
 }
 
 // netCopy is a guest's copy of the hub's merged view: every other box's
-// entries, and whether they are known now.
+// entries and rows, and whether they are known now.
 type netCopy struct {
 	mu      sync.Mutex
 	entries map[string]wire.ViewEntry
+	rows    map[string]wire.ViewRow // by Key
 	boxes   []wire.ViewBox
 	known   bool      // a full view came over the link that is up now
 	asOf    time.Time // when it was last known current: the link's end
@@ -181,7 +216,7 @@ func (c *netCopy) apply(ev wire.LinkView) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ev.Full || c.entries == nil {
-		c.entries = map[string]wire.ViewEntry{}
+		c.entries, c.rows = map[string]wire.ViewEntry{}, map[string]wire.ViewRow{}
 		c.known = true
 	}
 	for _, h := range ev.Removed {
@@ -189,6 +224,12 @@ func (c *netCopy) apply(ev wire.LinkView) {
 	}
 	for _, e := range ev.Entries {
 		c.entries[e.Handle] = e
+	}
+	for _, k := range ev.RowsRemoved {
+		delete(c.rows, k)
+	}
+	for _, r := range ev.Rows {
+		c.rows[r.Key()] = r
 	}
 	if ev.Boxes != nil {
 		c.boxes = ev.Boxes
@@ -202,7 +243,7 @@ func (c *netCopy) lost(at time.Time, why string) {
 	if c.known {
 		c.asOf = at
 	}
-	c.known, c.entries, c.why = false, nil, why
+	c.known, c.entries, c.rows, c.why = false, nil, nil, why
 }
 
 // viewService runs the view's part of this daemon's role every viewEvery: the
@@ -213,13 +254,13 @@ func (n *network) viewService(ctx context.Context) error {
 	return everyTick(ctx, viewEvery, func() { n.pushView(told) })
 }
 
-// pushView is one round of the hub's: its own entries are read, and each link
-// is told the merged view but for its own handles.
+// pushView is one round of the hub's: its own entries and rows are read, and
+// each link is told the merged view but for its own handles and rows.
 func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
 	if doc, err := registry.Read(n.d.cfg.Home); err == nil {
-		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil))
+		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.ownRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}
@@ -233,7 +274,7 @@ func (n *network) pushView(told map[hub.Peer]*viewTold) {
 			t = &viewTold{}
 			told[p] = t
 		}
-		ev, ok := t.next(v.Entries(p, true), boxes, now)
+		ev, ok := t.next(v.Entries(p, true), v.Rows(p, true), boxes, now)
 		if !ok {
 			continue
 		}
@@ -284,7 +325,7 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 		return
 	}
 	if refused := n.router.View().Apply(c, v); refused > 0 {
-		n.log.Warn("a box published view entries for handles it does not hold; they were dropped", "box", c.Box(), "dropped", refused)
+		n.log.Warn("a box published view entries for handles it does not hold, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
 	}
 }
 

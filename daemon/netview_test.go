@@ -1,13 +1,16 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -32,20 +35,20 @@ func TestViewToldSendsOnlyChangesAtABoundedRate(t *testing.T) {
 	var tl viewTold
 	boxes := []wire.ViewBox{{Box: "hb", Up: true}}
 
-	ev, ok := tl.next(viewOf(alice, bob), boxes, t0)
+	ev, ok := tl.next(viewOf(alice, bob), nil, boxes, t0)
 	if !ok || !ev.Full || len(ev.Entries) != 2 || len(ev.Boxes) != 1 {
 		t.Fatalf("first event: %+v, %v; want the full view", ev, ok)
 	}
 	tl.told(ev, t0)
-	if _, ok := tl.next(viewOf(alice, bob), boxes, t0.Add(5*time.Second)); ok {
+	if _, ok := tl.next(viewOf(alice, bob), nil, boxes, t0.Add(5*time.Second)); ok {
 		t.Fatal("an event with nothing changed")
 	}
 
 	bob.State = "done"
-	if _, ok := tl.next(viewOf(alice, bob), boxes, t0.Add(viewGap/2)); ok {
+	if _, ok := tl.next(viewOf(alice, bob), nil, boxes, t0.Add(viewGap/2)); ok {
 		t.Fatal("a second event within viewGap of the first")
 	}
-	ev, ok = tl.next(viewOf(alice, bob), boxes, t0.Add(viewEvery))
+	ev, ok = tl.next(viewOf(alice, bob), nil, boxes, t0.Add(viewEvery))
 	if !ok || ev.Full || len(ev.Entries) != 1 || ev.Entries[0].Handle != "bob" || ev.Boxes != nil {
 		t.Fatalf("after bob's change: %+v, %v; want bob alone", ev, ok)
 	}
@@ -55,7 +58,7 @@ func TestViewToldSendsOnlyChangesAtABoundedRate(t *testing.T) {
 	for step := 1; step <= 3; step++ {
 		alice.LastSeen = seen(t0.Add(time.Duration(step) * 25 * time.Second))
 		at = at.Add(viewEvery)
-		ev, ok = tl.next(viewOf(alice, bob), boxes, at)
+		ev, ok = tl.next(viewOf(alice, bob), nil, boxes, at)
 		if moved := step*25 >= 60; ok != moved {
 			t.Fatalf("alice's last_seen %ds on: event %v (%+v), want %v", step*25, ok, ev, moved)
 		}
@@ -66,7 +69,7 @@ func TestViewToldSendsOnlyChangesAtABoundedRate(t *testing.T) {
 
 	alice.Live = false
 	at = at.Add(viewEvery)
-	if ev, ok = tl.next(viewOf(alice), boxes, at); !ok || len(ev.Removed) != 1 || ev.Removed[0] != "bob" || len(ev.Entries) != 1 || ev.Entries[0].Live {
+	if ev, ok = tl.next(viewOf(alice), nil, boxes, at); !ok || len(ev.Removed) != 1 || ev.Removed[0] != "bob" || len(ev.Entries) != 1 || ev.Entries[0].Live {
 		t.Fatalf("alice gone stale and bob gone: %+v, %v", ev, ok)
 	}
 }
@@ -161,7 +164,7 @@ func TestViewTraffic(t *testing.T) {
 		if !at.Before(nextDir) {
 			nextDir = nextDir.Add(directoryEvery)
 			for _, g := range gs {
-				if ev, ok := g.up.next(g.entries, nil, at); ok {
+				if ev, ok := g.up.next(g.entries, nil, nil, at); ok {
 					g.up.told(ev, at)
 					upEvents++
 					upBytes += size(ev)
@@ -178,7 +181,7 @@ func TestViewTraffic(t *testing.T) {
 						maps.Copy(merged, o.up.entries)
 					}
 				}
-				if ev, ok := g.down.next(merged, nil, at); ok {
+				if ev, ok := g.down.next(merged, nil, nil, at); ok {
 					g.down.told(ev, at)
 					if !ev.Full {
 						downEvents++
@@ -205,10 +208,283 @@ func TestViewTraffic(t *testing.T) {
 	}
 }
 
-func valuesOf(m map[string]wire.ViewEntry) []wire.ViewEntry {
-	out := make([]wire.ViewEntry, 0, len(m))
-	for _, e := range m {
-		out = append(out, e)
+// valuesOf is m's values in key order.
+func valuesOf[V any](m map[string]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
 	return out
+}
+
+func viewRowsOf(rs ...wire.ViewRow) map[string]wire.ViewRow {
+	m := map[string]wire.ViewRow{}
+	for _, r := range rs {
+		m[r.Key()] = r
+	}
+	return m
+}
+
+// TestViewToldSendsRowChanges: rows go with the entries, the whole set on a
+// new link, then only a row that came, changed (phase, exit code) or went,
+// under the same rate bound.
+func TestViewToldSendsRowChanges(t *testing.T) {
+	w1 := wire.ViewRow{ID: "w1", Box: "ga", Label: "api", Phase: "Starting", Agent: "claude", Handle: "alice", Since: seen(t0)}
+	w2 := wire.ViewRow{ID: "w1", Box: "gb", Label: "web", Phase: "Ready", Agent: "other", Since: seen(t0)}
+	var tl viewTold
+	ev, ok := tl.next(nil, viewRowsOf(w1, w2), nil, t0)
+	if !ok || !ev.Full || len(ev.Rows) != 2 || ev.Rows[0].Key() != "ga/w1" || ev.Rows[1].Key() != "gb/w1" {
+		t.Fatalf("first event: %+v, %v; want both rows, ga's w1 apart from gb's", ev, ok)
+	}
+	tl.told(ev, t0)
+
+	w1.Phase = "Ready"
+	if _, ok := tl.next(nil, viewRowsOf(w1, w2), nil, t0.Add(viewGap/2)); ok {
+		t.Fatal("a row's change went within viewGap of the last event")
+	}
+	at := t0.Add(viewEvery)
+	ev, ok = tl.next(nil, viewRowsOf(w1, w2), nil, at)
+	if !ok || ev.Full || len(ev.Rows) != 1 || ev.Rows[0].Phase != "Ready" || len(ev.RowsRemoved) != 0 {
+		t.Fatalf("after w1 became Ready: %+v, %v", ev, ok)
+	}
+	tl.told(ev, at)
+
+	zero, one := 0, 1
+	w1.Phase, w1.ExitCode = "Stopped", &zero
+	at = at.Add(viewEvery)
+	ev, _ = tl.next(nil, viewRowsOf(w1, w2), nil, at)
+	tl.told(ev, at)
+	w1.ExitCode = &one
+	at = at.Add(viewEvery)
+	if ev, ok = tl.next(nil, viewRowsOf(w1, w2), nil, at); !ok || len(ev.Rows) != 1 || *ev.Rows[0].ExitCode != 1 {
+		t.Fatalf("an exit code that changed: %+v, %v", ev, ok)
+	}
+	tl.told(ev, at)
+	at = at.Add(viewEvery)
+	if _, ok := tl.next(nil, viewRowsOf(w1, w2), nil, at); ok {
+		t.Fatal("an event with no row changed")
+	}
+	if ev, ok = tl.next(nil, viewRowsOf(w2), nil, at); !ok || len(ev.Rows) != 0 || !slices.Equal(ev.RowsRemoved, []string{"ga/w1"}) {
+		t.Fatalf("after ga's w1 was removed: %+v, %v", ev, ok)
+	}
+}
+
+// TestNetCopyKeepsRows: a guest's copy takes the hub's rows, full and then
+// changes, and forgets them when the link ends.
+func TestNetCopyKeepsRows(t *testing.T) {
+	var c netCopy
+	c.apply(wire.LinkView{Full: true, Rows: []wire.ViewRow{{ID: "w1", Box: "hb", Phase: "Ready"}, {ID: "w1", Box: "gb", Phase: "Ready"}}})
+	c.apply(wire.LinkView{RowsRemoved: []string{"hb/w1"}, Rows: []wire.ViewRow{{ID: "w2", Box: "gb", Phase: "Starting"}}})
+	if got := slices.Sorted(maps.Keys(c.rows)); !slices.Equal(got, []string{"gb/w1", "gb/w2"}) {
+		t.Fatalf("the copy's rows: %v", got)
+	}
+	c.apply(wire.LinkView{Full: true})
+	if len(c.rows) != 0 {
+		t.Fatalf("a full view with no rows left %d", len(c.rows))
+	}
+	c.apply(wire.LinkView{Rows: []wire.ViewRow{{ID: "w3", Box: "gb", Phase: "Ready"}}})
+	c.lost(t0, "down")
+	if c.rows != nil {
+		t.Fatal("the copy keeps rows after its link ended")
+	}
+}
+
+// TestSplitViewKeepsRows: a large set of rows goes in parts too, the row
+// removals with the first.
+func TestSplitViewKeepsRows(t *testing.T) {
+	ev := wire.LinkView{Full: true, RowsRemoved: []string{"ga/old"}}
+	for i := range 3000 {
+		ev.Rows = append(ev.Rows, wire.ViewRow{ID: fmt.Sprintf("w%04d", i), Box: "ga", Label: strings.Repeat("l", 200), Phase: "Ready"})
+	}
+	parts := splitView(ev)
+	if len(parts) < 2 || len(parts[0].RowsRemoved) != 1 || len(parts[1].RowsRemoved) != 0 {
+		t.Fatalf("%d parts; removals %v then %v", len(parts), parts[0].RowsRemoved, parts[len(parts)-1].RowsRemoved)
+	}
+	var c netCopy
+	for _, p := range parts {
+		c.apply(p)
+	}
+	if len(c.rows) != 3000 {
+		t.Fatalf("the copy holds %d rows", len(c.rows))
+	}
+}
+
+// TestPagePublishesRowsByBox: the page hears of another box's rows as one
+// box.rows event for each box whose rows moved, with every row it has now,
+// and an empty list when they went; its snapshot lists them.
+func TestPagePublishesRowsByBox(t *testing.T) {
+	v := newWebView("ga", func() time.Time { return t0 })
+	sub := v.bus.Subscribe(func() any { return nil }, 64)
+	defer sub.Close()
+	boxes := web.Boxes{Known: true, List: []web.BoxState{}}
+	hb1 := wire.ViewRow{ID: "w1", Box: "hb", Phase: "Ready", Handle: "hank", Since: seen(t0)}
+	gb1 := wire.ViewRow{ID: "w1", Box: "gb", Phase: "Ready"}
+	gb2 := wire.ViewRow{ID: "w2", Box: "gb", Phase: "Starting"}
+	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes)
+	gb2.Phase = "Ready"
+	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes)
+	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes) // nothing moved
+	v.setRemote(nil, viewRowsOf(gb1, gb2), boxes)
+
+	var got []string
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for len(got) < 4 {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		br, ok := ev.Payload.(web.BoxRows)
+		if ev.Kind != web.EvBoxRows || !ok {
+			continue
+		}
+		s := br.Box + ":"
+		for _, r := range br.Rows {
+			s += " " + r.ID + "=" + r.Phase
+		}
+		got = append(got, s)
+	}
+	want := []string{"gb: w1=Ready w2=Starting", "hb: w1=Ready", "gb: w1=Ready w2=Ready", "hb:"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("box.rows events %q, want %q", got, want)
+	}
+	v.host = "ga"
+	v.rows = []web.Row{{ID: "w1", Host: "ga", Phase: "Ready"}}
+	d := &Daemon{view: v}
+	snap := d.Snapshot()
+	if len(snap.RemoteRows) != 2 || snap.RemoteRows[0].Host != "gb" || len(snap.Rows) != 1 {
+		t.Fatalf("the snapshot's rows: %+v, remote %+v", snap.Rows, snap.RemoteRows)
+	}
+}
+
+// TestOwnRowsCarryTheirMetadata: this box's part of the view is its page's
+// rows with their label, agent, handle, phase, exit code and start.
+func TestOwnRowsCarryTheirMetadata(t *testing.T) {
+	v := newWebView("ga", func() time.Time { return t0 })
+	code := 2
+	v.setRows([]web.Row{{ID: "w1", Host: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: t0}})
+	got := v.ownRows()
+	want := wire.ViewRow{ID: "w1", Box: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: seen(t0)}
+	if len(got) != 1 || !sameViewRow(got["ga/w1"], want) {
+		t.Fatalf("own rows: %+v", got)
+	}
+	if back := pageRow(got["ga/w1"]); !sameRow(back, v.rows[0]) {
+		t.Fatalf("a row read back as %+v", back)
+	}
+}
+
+// TestViewRowsTraffic measures what the rows add to the view's traffic with
+// 50 rows on 10 boxes over 30 simulated minutes: each row starts (Starting,
+// Ready a second later), runs 10 minutes, stops with an exit code, is removed
+// a minute later and a new one is spawned in its place, the rows of a box
+// staggered. Only rows are in this view, so every byte counted is theirs.
+func TestViewRowsTraffic(t *testing.T) {
+	const boxes, perBox = 10, 5
+	const minutes = 30
+	const runs, lingers = 10 * 60, 60 // seconds
+	type guest struct {
+		name string
+		up   viewTold
+		down viewTold
+		rows map[string]wire.ViewRow
+	}
+	gs := make([]*guest, boxes)
+	for i := range gs {
+		gs[i] = &guest{name: fmt.Sprintf("box%02d", i)}
+	}
+	// rowAt is box i's j-th row slot at second sec: each slot cycles through
+	// runs+lingers seconds, offset so the slots of the network are spread.
+	rowAt := func(i, j, sec int) (wire.ViewRow, bool) {
+		cycle := runs + lingers + 1
+		off := (i*perBox + j) * cycle / (boxes * perBox)
+		n, in := (sec+off)/cycle, (sec+off)%cycle
+		r := wire.ViewRow{ID: fmt.Sprintf("ws-%010d", n*100+j), Box: gs[i].name, Label: "Repository", Agent: "claude",
+			Handle: fmt.Sprintf("%s-Repository-%02d", gs[i].name, j), Since: seen(t0.Add(time.Duration(sec-in) * time.Second))}
+		code := 0
+		switch {
+		case in == cycle-1:
+			return r, false // removed
+		case in == 0:
+			r.Phase = "Starting"
+		case in <= runs:
+			r.Phase = "Ready"
+		default:
+			r.Phase, r.ExitCode = "Stopped", &code
+		}
+		return r, true
+	}
+	size := func(ev wire.LinkView) int {
+		n := 0
+		for _, p := range splitView(ev) {
+			b, _ := json.Marshal(p)
+			n += len(b)
+		}
+		return n
+	}
+	var upEvents, upBytes, downEvents, downBytes, upRows, downRows int
+	end := t0.Add(minutes * time.Minute)
+	nextDir, nextHub := t0, t0
+	for at := t0; at.Before(end); at = at.Add(500 * time.Millisecond) {
+		sec := int(at.Sub(t0) / time.Second)
+		for i, g := range gs {
+			g.rows = map[string]wire.ViewRow{}
+			for j := range perBox {
+				if r, ok := rowAt(i, j, sec); ok {
+					g.rows[r.Key()] = r
+				}
+			}
+		}
+		if !at.Before(nextDir) {
+			nextDir = nextDir.Add(directoryEvery)
+			for _, g := range gs {
+				if ev, ok := g.up.next(nil, g.rows, nil, at); ok {
+					g.up.told(ev, at)
+					if !ev.Full {
+						upEvents++
+						upBytes += size(ev)
+						upRows += len(ev.Rows) + len(ev.RowsRemoved)
+					}
+				}
+			}
+		}
+		if !at.Before(nextHub) {
+			nextHub = nextHub.Add(viewEvery)
+			for _, g := range gs {
+				merged := map[string]wire.ViewRow{}
+				for _, o := range gs {
+					if o != g {
+						maps.Copy(merged, o.up.rows)
+					}
+				}
+				if ev, ok := g.down.next(nil, merged, nil, at); ok {
+					g.down.told(ev, at)
+					if !ev.Full {
+						downEvents++
+						downBytes += size(ev)
+						downRows += len(ev.Rows) + len(ev.RowsRemoved)
+					}
+				}
+			}
+		}
+	}
+	var all []wire.ViewRow
+	for _, g := range gs {
+		all = append(all, valuesOf(g.rows)...)
+	}
+	one := wire.LinkView{Rows: all[:1]}
+	full := size(wire.LinkView{Full: true, Rows: all})
+	t.Logf("50 rows on 10 boxes, %d minutes (each row: 10 min Ready, 1 min Stopped, then replaced):", minutes)
+	t.Logf("  one row's change as an event: %d bytes", size(one))
+	t.Logf("  guest -> hub: %.2f events/min per guest, %.0f bytes/event, %.1f rows/event",
+		float64(upEvents)/minutes/boxes, float64(upBytes)/float64(upEvents), float64(upRows)/float64(upEvents))
+	t.Logf("  hub -> guest: %.2f events/min per guest, %.0f bytes/event, %.1f rows/event",
+		float64(downEvents)/minutes/boxes, float64(downBytes)/float64(downEvents), float64(downRows)/float64(downEvents))
+	t.Logf("  hub total: %.0f bytes/min out, %.0f bytes/min in; every row in a new link's snapshot: %d bytes",
+		float64(downBytes)/minutes, float64(upBytes)/minutes, full)
+	if per := float64(downEvents) / minutes / boxes; per > 60 {
+		t.Fatalf("the hub sent %.1f events a minute to each guest, over one a second", per)
+	}
+	if upEvents == 0 || downEvents == 0 {
+		t.Fatal("no row change travelled")
+	}
 }

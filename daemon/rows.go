@@ -183,6 +183,9 @@ func (m *rowsManager) list() (wire.WorkspaceList, error) {
 		if ri.Phase == rows.Stopped {
 			w.ExitCode = &ri.ExitCode
 		}
+		if !ri.Started.IsZero() {
+			w.Started = ri.Started.UTC().Format(time.RFC3339)
+		}
 		if h, e := m.handleOf(doc, ri.Spec); e != nil {
 			w.AgentHandle, w.AgentState, w.AgentSummary, w.AgentStatusAt = h, e.State, e.Summary, e.StatusAt
 		}

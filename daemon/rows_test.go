@@ -143,6 +143,9 @@ func TestRowLife(t *testing.T) {
 			if w.AgentHandle != "Repo-box" || w.Label != "Repo" || w.Agent != "claude" || w.AgentState != registry.StateIdle || w.AgentStatusAt != registry.Stamp(testNow) {
 				t.Errorf("workspace.list row = %+v, want Repo-box's row, idle since %s", w, registry.Stamp(testNow))
 			}
+			if w.Started != testNow.Format(time.RFC3339) {
+				t.Errorf("workspace.list says row %s started %q, want %s", id, w.Started, testNow.Format(time.RFC3339))
+			}
 			doc, err := registry.Read(r.home)
 			if err != nil {
 				t.Fatal(err)

@@ -40,11 +40,12 @@ type webView struct {
 	rows    []web.Row
 	links   map[string]web.Link
 	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
+	netRows map[string]wire.ViewRow   // other boxes' rows, by Key, ditto
 	boxes   web.Boxes
 }
 
 func newWebView(host string, now func() time.Time) *webView {
-	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -63,9 +64,12 @@ func (d *Daemon) Snapshot() web.View {
 	v := d.view
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), Links: []web.Link{}, Boxes: v.boxes}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes}
 	if out.Rows == nil {
 		out.Rows = []web.Row{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.netRows)) {
+		out.RemoteRows = append(out.RemoteRows, pageRow(v.netRows[k]))
 	}
 	now := v.now()
 	for _, h := range slices.Sorted(maps.Keys(v.entries)) {

@@ -74,7 +74,11 @@ func (d *Daemon) lookRows() {
 	}
 	rs := make([]web.Row, 0, len(wl.Workspaces))
 	for _, w := range wl.Workspaces {
-		rs = append(rs, web.Row{ID: w.ID, Host: d.cfg.Host, Handle: w.AgentHandle, Phase: w.Phase, ExitCode: w.ExitCode})
+		r := web.Row{ID: w.ID, Host: d.cfg.Host, Label: w.Label, Agent: w.Agent, Handle: w.AgentHandle, Phase: w.Phase, ExitCode: w.ExitCode}
+		if t, err := time.Parse(time.RFC3339, w.Started); err == nil {
+			r.Since = t
+		}
+		rs = append(rs, r)
 	}
 	d.view.setRows(rs)
 }

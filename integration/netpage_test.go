@@ -17,7 +17,9 @@ import (
 // TestStatusPageShowsTheNetwork opens the status pages of real daemons on three
 // boxes (a hub hb and guests ga and gb) in headless Chromium: each page shows
 // every box's sessions by box, this box's unread counts, its links with their
-// transport; a message typed into ga's page is filed once on gb from fe-ga; a
+// transport; a row spawned on gb (as @gbrow) is listed under gb on the hub's page and on
+// ga's, with its phase and a pointer to gb's own page for its screen, until it
+// is despawned; a message typed into ga's page is filed once on gb from fe-ga; a
 // box killed shows as down within the heartbeat window and comes back; with
 // the hub gone ga's page says the rest is unknown and why. Screenshots are
 // kept in $SOTD_ARTIFACTS.
@@ -54,6 +56,34 @@ func TestStatusPageShowsTheNetwork(t *testing.T) {
 	page.WaitDOM(`document.querySelector("#link-hb .health").textContent`, "up")
 	page.WaitDOM(`document.querySelector("#link-hb .transport").textContent`, "quic")
 	hubPage.WaitDOM(`document.querySelector("#link-ga .transport").textContent`, "quic")
+
+	// A row on gb is listed on the hub's page and on ga's under gb, with its
+	// phase and no way to read its screen there; despawned, it goes.
+	rowAt := time.Now()
+	rowID := strings.TrimSpace(gb.must("", "spawn", "--label", "X", "--handle", "gbrow", "--", "sleep", "600"))
+	despawned := false
+	t.Cleanup(func() {
+		if !despawned {
+			gb.run("", "", "despawn", rowID)
+		}
+	})
+	row := func(field string) string {
+		return `String(document.querySelector("#box-gb")?.contains(document.getElementById("row-gb/` + rowID + `")) && document.getElementById("row-gb/` + rowID + `").querySelector(".` + field + `").textContent)`
+	}
+	for _, p := range []*chromium.Browser{hubPage, page} {
+		p.WaitDOM(row("phase"), "Ready")
+		p.WaitDOM(row("label"), "X")
+		p.WaitDOM(row("agent"), "other")
+		p.WaitDOM(row("handle"), "@gbrow")
+		p.WaitDOM(row("screen"), "preview on gb's own page")
+	}
+	hubPage.KeepScreenshot("network-page-remote-row.png")
+	gb.must("", "despawn", rowID)
+	despawned = true
+	for _, p := range []*chromium.Browser{hubPage, page} {
+		p.WaitDOM(`String(document.getElementById("row-gb/`+rowID+`"))`, "null")
+	}
+	t.Logf("gb's row showed on the hub's page and ga's, and went after its despawn, in %s", time.Since(rowAt).Round(100*time.Millisecond))
 
 	// A message from the page goes by the box's own send path, once.
 	page.Eval(`(() => { const f = document.getElementById("send"); f.to.value = "@bob"; f.text.value = "hello from ga's page"; f.requestSubmit(); return "" })()`)

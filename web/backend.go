@@ -49,18 +49,20 @@ const (
 	EvUnread           = "unread"            // Unread
 	EvLink             = "link"              // Link: up or down
 	EvBoxes            = "boxes"             // Boxes: every box of the network and whether it is known now
+	EvBoxRows          = "box.rows"          // BoxRows: another box's rows after a change on it
 	EvAgentMessage     = "agent.message"     // an agent.send payload, to every connection
 	EvFECommand        = "fe.command"        // FECommand, to one frontend
 )
 
 // View is the status page's whole picture: this box's home and rows, and
-// every other box's sessions as the network view holds them.
+// every other box's sessions and rows as the network view holds them.
 type View struct {
-	Host   string  `json:"host"` // the box this daemon serves
-	Agents []Agent `json:"agents"`
-	Rows   []Row   `json:"rows"`
-	Links  []Link  `json:"links"`
-	Boxes  Boxes   `json:"boxes"`
+	Host       string  `json:"host"` // the box this daemon serves
+	Agents     []Agent `json:"agents"`
+	Rows       []Row   `json:"rows"`        // this box's
+	RemoteRows []Row   `json:"remote_rows"` // every other box's, by box and id
+	Links      []Link  `json:"links"`
+	Boxes      Boxes   `json:"boxes"`
 }
 
 // Agent is one handle, its box and its work-state. Unread is counted only for
@@ -79,13 +81,17 @@ type Agent struct {
 	Gone      bool      `json:"gone,omitempty"`
 }
 
-// Row is one agent row (a terminal the daemon runs) and its phase.
+// Row is one agent row (a terminal a daemon runs) and its phase. Host is the
+// box that runs it: only that box's page previews its screen.
 type Row struct {
-	ID       string `json:"id"`
-	Host     string `json:"host"`
-	Handle   string `json:"handle,omitempty"`
-	Phase    string `json:"phase"`
-	ExitCode *int   `json:"exit_code,omitempty"`
+	ID       string    `json:"id"`
+	Host     string    `json:"host"`
+	Label    string    `json:"label,omitempty"`
+	Agent    string    `json:"agent,omitempty"` // claude, codex or other
+	Handle   string    `json:"handle,omitempty"`
+	Phase    string    `json:"phase"`
+	ExitCode *int      `json:"exit_code,omitempty"`
+	Since    time.Time `json:"since,omitzero"` // when the row started
 }
 
 // Link is the health of the link to one peer box: its transport (quic or
@@ -124,7 +130,14 @@ type Unread struct {
 	Count  int    `json:"count"`
 }
 
-// WorkspaceChanged carries every row after a change.
+// BoxRows carries every row of another box after a change on it: none when
+// it runs none or its rows went out of view.
+type BoxRows struct {
+	Box  string `json:"box"`
+	Rows []Row  `json:"rows"`
+}
+
+// WorkspaceChanged carries every row of this box after a change.
 type WorkspaceChanged struct {
 	Rows []Row `json:"rows"`
 }

@@ -67,6 +67,20 @@ func (f *fakeBackend) join(a Agent) {
 	f.bus.Publish(EvAgentState, a)
 }
 
+// boxRows replaces another box's rows and publishes them.
+func (f *fakeBackend) boxRows(box string, rows []Row) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kept := []Row{}
+	for _, r := range f.v.RemoteRows {
+		if r.Host != box {
+			kept = append(kept, r)
+		}
+	}
+	f.v.RemoteRows = append(kept, rows...)
+	f.bus.Publish(EvBoxRows, BoxRows{Box: box, Rows: rows})
+}
+
 func (f *fakeBackend) unread(handle string, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

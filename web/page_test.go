@@ -19,18 +19,29 @@ func TestStatusPageInChromium(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	r := startServer(t, 0, View{
-		Host:   "box",
-		Agents: []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second), Local: true}},
-		Rows:   []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
-		Links:  []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
+		Host:       "box",
+		Agents:     []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second), Local: true}},
+		Rows:       []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
+		RemoteRows: []Row{{ID: "r1", Host: "nas", Label: "api", Agent: "claude", Handle: "bob", Phase: "Ready", Since: now.Add(-3 * time.Minute)}},
+		Links:      []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
 	})
 	b := chromium.Open(t, pageURL(r.srv.Addr(), r.srv.token))
 
 	b.WaitDOM(`document.getElementById("conn").textContent`, "live")
 	b.WaitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")
 	b.WaitDOM(`document.querySelector("#agent-alice .age").textContent`, "2m ago")
-	b.WaitDOM(`document.querySelector("#row-r1 .phase").textContent`, "running")
+	b.WaitDOM(`document.getElementById("row-box/r1").querySelector(".phase").textContent`, "running")
 	b.WaitDOM(`document.querySelector("#link-nas .up").textContent`, "up")
+	// Another box's row is listed under that box, with no way to read its
+	// screen from here; this box's own row has its preview.
+	b.WaitDOM(`document.querySelector("#box-nas").contains(document.getElementById("row-nas/r1"))`, "true")
+	b.WaitDOM(`document.getElementById("row-nas/r1").querySelector(".label").textContent`, "api")
+	b.WaitDOM(`document.getElementById("row-nas/r1").querySelector(".age").textContent`, "3m ago")
+	b.WaitDOM(`document.getElementById("row-nas/r1").querySelector(".screen").textContent`, "preview on nas's own page")
+	b.WaitDOM(`document.getElementById("row-box/r1").querySelector(".screen").textContent`, "preview")
+	exit := 3
+	r.fake.boxRows("nas", []Row{{ID: "r1", Host: "nas", Handle: "bob", Phase: "Stopped", ExitCode: &exit}})
+	b.WaitDOM(`document.getElementById("row-nas/r1").querySelector(".exit").textContent`, "3")
 
 	r.fake.join(Agent{Handle: "bob", Host: "nas", Live: true, State: "blocked", Summary: "which schema?", StatusAt: now})
 	b.WaitDOM(`document.querySelector("#box-nas #agent-bob .state").textContent`, "blocked")
@@ -41,6 +52,8 @@ func TestStatusPageInChromium(t *testing.T) {
 	b.WaitDOM(`document.querySelector("#agent-alice .unread").textContent`, "3")
 
 	b.KeepScreenshot("status-page.png")
+	r.fake.boxRows("nas", nil)
+	b.WaitDOM(`String(document.getElementById("row-nas/r1"))`, "null")
 
 	// The daemon restarts on the same address with a new agent: the page
 	// reconnects and starts again from the new daemon's snapshot.

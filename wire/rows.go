@@ -55,6 +55,7 @@ type Workspace struct {
 	Cwd           string `json:"cwd,omitempty"`
 	Pid           int    `json:"pid,omitempty"`
 	ExitCode      *int   `json:"exit_code,omitempty"` // once Stopped
+	Started       string `json:"started,omitempty"`   // RFC 3339, UTC: when the row's process started
 	AgentHandle   string `json:"agent_handle,omitempty"`
 	AgentState    string `json:"agent_state,omitempty"`
 	AgentSummary  string `json:"agent_summary,omitempty"`

@@ -1,9 +1,11 @@
 package wire
 
-// The network view: what `sotd list` shows of every box's sessions. A guest
-// tells its hub, as OpLinkView events on the link's control stream, the
-// entries of the handles it holds; the hub merges them with its own home's and
-// sends the merged view back to each guest the same way. No body travels in it.
+// The network view: what `sotd list` shows of every box's sessions, and what
+// the status page shows of every box's rows. A guest tells its hub, as
+// OpLinkView events on the link's control stream, the entries of the handles
+// it holds and its rows; the hub merges them with its own home's and sends the
+// merged view back to each guest the same way. No body, and no screen,
+// travels in it.
 const (
 	// OpLinkView is a view event (kind evt): a guest's own entries to its hub,
 	// or the hub's merged view to a guest.
@@ -29,6 +31,25 @@ type ViewEntry struct {
 	StatusAt  string   `json:"status_at,omitempty"`
 }
 
+// ViewRow is one row a box runs, as the status page lists it: its metadata
+// only. A row's screen is not in the view: no box reads another box's terminal
+// (a pinned box acts only for what it holds), so a row's screen is previewed on
+// its own box's page.
+type ViewRow struct {
+	ID       string `json:"id"`
+	Box      string `json:"box"`
+	Label    string `json:"label,omitempty"`
+	Phase    string `json:"phase"`
+	Agent    string `json:"agent,omitempty"` // claude, codex or other
+	Handle   string `json:"handle,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"` // once Stopped
+	Since    string `json:"since,omitempty"`     // RFC 3339, UTC: when the row started
+}
+
+// Key names a row in the whole network: its box and id ('/' is in neither a
+// box name nor a row id).
+func (r ViewRow) Key() string { return r.Box + "/" + r.ID }
+
 // ViewBox is one box of the network and whether its sessions are known now:
 // a box whose link is down is listed with why and since when.
 type ViewBox struct {
@@ -41,12 +62,15 @@ type ViewBox struct {
 // LinkView is one view event. With Full, Entries replace everything the sender
 // told before (a large set goes as one Full event and then plain ones, in
 // order on the control stream); otherwise Entries are added or replaced and
-// Removed are gone. Boxes, when present, is the hub's whole list of boxes.
+// Removed are gone. Rows and RowsRemoved (by Key) do the same for the rows.
+// Boxes, when present, is the hub's whole list of boxes.
 type LinkView struct {
-	Full    bool        `json:"full,omitempty"`
-	Entries []ViewEntry `json:"entries,omitempty"`
-	Removed []string    `json:"removed,omitempty"`
-	Boxes   []ViewBox   `json:"boxes,omitempty"`
+	Full        bool        `json:"full,omitempty"`
+	Entries     []ViewEntry `json:"entries,omitempty"`
+	Removed     []string    `json:"removed,omitempty"`
+	Rows        []ViewRow   `json:"rows,omitempty"`
+	RowsRemoved []string    `json:"rows_removed,omitempty"`
+	Boxes       []ViewBox   `json:"boxes,omitempty"`
 }
 
 // NetList answers net.list. Entries are this box's own (judged now) and, while

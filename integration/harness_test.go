@@ -59,7 +59,11 @@ type box struct {
 func newBox(t testing.TB, host string) *box {
 	t.Helper()
 	dir := t.TempDir()
-	return &box{t: t, home: filepath.Join(dir, "comm"), host: host, hosts: filepath.Join(dir, "hosts.toml")}
+	b := &box{t: t, home: filepath.Join(dir, "comm"), host: host, hosts: filepath.Join(dir, "hosts.toml")}
+	// A tmux row outlives its daemon by design (a restarted daemon finds it
+	// again), so the test ends the box's tmux server itself.
+	t.Cleanup(func() { exec.Command("tmux", "-S", filepath.Join(b.home, "run", host, "tmux", "rows.sock"), "kill-server").Run() })
+	return b
 }
 
 // env is the environment of a process on this box acting as handle (""

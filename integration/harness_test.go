@@ -62,7 +62,9 @@ func newBox(t testing.TB, host string) *box {
 	b := &box{t: t, home: filepath.Join(dir, "comm"), host: host, hosts: filepath.Join(dir, "hosts.toml")}
 	// A tmux row outlives its daemon by design (a restarted daemon finds it
 	// again), so the test ends the box's tmux server itself.
-	t.Cleanup(func() { exec.Command("tmux", "-S", filepath.Join(b.home, "run", host, "tmux", "rows.sock"), "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", filepath.Join(b.home, "run", host, "tmux", "rows.sock"), "kill-server").Run()
+	})
 	return b
 }
 

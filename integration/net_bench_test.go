@@ -118,7 +118,10 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
 	// nothing until the unclaimed round; every other guest holds nothing.
 	answer := func(holds string) link.Handler {
-		return func(_ context.Context, _ *link.Conn, _ string, payload json.RawMessage) (any, error) {
+		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
+				return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
+			}
 			var req wire.CommFile
 			if err := wire.DecodePayload(payload, &req); err != nil {
 				return nil, err

@@ -44,24 +44,37 @@ func newBatcher(maxBatch, maxWait int, log *slog.Logger, appendLines func(string
 	return &batcher{appendLines: appendLines, maxBatch: maxBatch, maxWait: maxWait, log: log, queues: map[string][]*waiter{}}
 }
 
-// file queues line for handle's inbox and returns when its batch is durable, or
-// failed. A full queue refuses at once, with nothing queued.
-func (b *batcher) file(handle string, line filer.Line) (filer.Result, error) {
-	w := &waiter{line: line, done: make(chan outcome, 1)}
+// fileAll queues lines for handle's inbox at once, so that they go in one
+// append unless the batch bounds split them, and returns each line's outcome
+// when it is durable, or failed. A line past a full queue is refused at once,
+// with nothing queued.
+func (b *batcher) fileAll(handle string, lines []filer.Line) []outcome {
+	out := make([]outcome, len(lines))
+	ws := make([]*waiter, len(lines))
 	b.mu.Lock()
 	q, running := b.queues[handle]
-	if len(q) >= b.maxWait {
-		b.mu.Unlock()
-		return filer.Result{}, wire.Refuse(wire.CodeFileFailed, "the inbox of @%s is busy: %d lines are waiting to be filed, so this one was not queued — nothing was appended; retry in a moment", handle, len(q))
+	for i, line := range lines {
+		if len(q) >= b.maxWait {
+			out[i].err = wire.Refuse(wire.CodeFileFailed, "the inbox of @%s is busy: %d lines are waiting to be filed, so this one was not queued — nothing was appended; retry in a moment", handle, len(q))
+			continue
+		}
+		ws[i] = &waiter{line: line, done: make(chan outcome, 1)}
+		q = append(q, ws[i])
 	}
-	b.queues[handle] = append(q, w)
-	if !running {
-		b.committer.Add(1)
-		go b.commit(handle)
+	if len(q) > 0 {
+		b.queues[handle] = q
+		if !running {
+			b.committer.Add(1)
+			go b.commit(handle)
+		}
 	}
 	b.mu.Unlock()
-	o := <-w.done
-	return o.res, o.err
+	for i, w := range ws {
+		if w != nil {
+			out[i] = <-w.done
+		}
+	}
+	return out
 }
 
 // wait returns when every committer has exited, i.e. every queued request has

@@ -52,7 +52,7 @@ func TestBatcher(t *testing.T) {
 				if tc.msgBytes > 0 {
 					msg = strings.Repeat(".", tc.msgBytes)
 				}
-				_, err := b.file("bob", filer.Line{From: "alice", To: "bob", Msg: msg, TS: "2026-05-29T18:04:00Z", ID: fmt.Sprintf("B-%03d", i)})
+				err := b.fileAll("bob", []filer.Line{{From: "alice", To: "bob", Msg: msg, TS: "2026-05-29T18:04:00Z", ID: fmt.Sprintf("B-%03d", i)}})[0].err
 				var re *wire.Refusal
 				switch {
 				case errors.As(err, &re) && re.Code == wire.CodeFileFailed && strings.Contains(re.Sentence, "is busy"):

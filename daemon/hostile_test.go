@@ -58,8 +58,12 @@ func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
 	}
 	m := &hostile{box: box, offered: make(chan string, 16), gaveUp: make(chan string, 16)}
 	cfg := link.Config{Box: box, Handler: func(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
-		if op != wire.OpCommFile {
+		switch op {
+		case wire.OpCommReceipts:
 			return wire.ReceiptList{}, nil
+		case wire.OpCommFile:
+		default: // as a box older than the op answers, comm.file.batch's included
+			return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
 		}
 		var req wire.CommFile
 		if err := wire.DecodePayload(payload, &req); err != nil {

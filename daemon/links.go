@@ -209,28 +209,100 @@ func (n *network) resolve() (link.Target, error) {
 }
 
 // handle answers a request that came over a link: a guest's forward on the hub,
-// the hub's offer on a guest, or either's comm.receipts. Whatever it says, it
-// arrived forwarded, so it is never forwarded or offered on by a guest.
+// the hub's offer on a guest, either one alone or gathered in a comm.file.batch,
+// or either's comm.receipts. Whatever it says, it arrived forwarded, so it is
+// never forwarded or offered on by a guest.
 func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload json.RawMessage) (any, error) {
-	if op == wire.OpCommReceipts {
+	switch op {
+	case wire.OpCommReceipts:
 		return n.receipts(ctx, c, payload)
-	}
-	if op != wire.OpCommFile {
+	case wire.OpCommFileBatch:
+		return n.fileBatch(ctx, c, payload)
+	case wire.OpCommFile:
+	default:
 		return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
 	}
-	var req wire.CommFile
-	if err := wire.DecodePayload(payload, &req); err != nil {
-		return nil, &wire.Refusal{Op: op, Code: wire.CodeBadRequest, Sentence: err.Error()}
-	}
-	if err := n.mayActFor(ctx, c, req.From); err != nil {
+	req, err := n.admit(ctx, c, payload)
+	if err != nil {
 		return nil, err
 	}
-	req.Forwarded = true
 	res, err := n.d.commFile(ctx, n.b, req)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// admit reads one comm.file request that came over link c, marked forwarded,
+// and refuses one c may not make.
+func (n *network) admit(ctx context.Context, c *link.Conn, payload json.RawMessage) (wire.CommFile, error) {
+	var req wire.CommFile
+	if err := wire.DecodePayload(payload, &req); err != nil {
+		return req, &wire.Refusal{Op: wire.OpCommFile, Code: wire.CodeBadRequest, Sentence: err.Error()}
+	}
+	if err := n.mayActFor(ctx, c, req.From); err != nil {
+		return req, err
+	}
+	req.Forwarded = true
+	return req, nil
+}
+
+// fileBatch answers a comm.file.batch: each request as its own comm.file would
+// be answered, all at once. On the hub each goes its own way (its folder, or
+// its holder's link, which gathers what goes to one box again); on a guest,
+// where every one is an offer, the lines for one inbox are queued together, so
+// they go in one group commit.
+func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawMessage) (any, error) {
+	var b wire.CommFileBatch
+	if err := wire.DecodePayload(payload, &b); err != nil {
+		return nil, &wire.Refusal{Op: wire.OpCommFileBatch, Code: wire.CodeBadRequest, Sentence: err.Error()}
+	}
+	items := make([]wire.FiledItem, len(b.Requests))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if n.router != nil {
+		for i, raw := range b.Requests {
+			wg.Go(func() {
+				req, err := n.admit(ctx, c, raw)
+				var res wire.CommFiled
+				if err == nil {
+					res, err = n.d.commFile(ctx, n.b, req)
+				}
+				items[i] = wire.ItemOf(res, err)
+			})
+		}
+		wg.Wait()
+		return wire.CommFiledBatch{Results: items}, nil
+	}
+	lines := make([]filer.Line, len(b.Requests))
+	inboxes := map[string][]int{} // handle -> the items for its inbox
+	for i, raw := range b.Requests {
+		req, err := n.admit(ctx, c, raw)
+		if err == nil {
+			lines[i], err = n.d.lineOf(req)
+		}
+		if err == nil && !n.d.lists(req.To, true) {
+			err = wire.NoBoxKnows(req.To, nil)
+		}
+		if err != nil {
+			items[i] = wire.ItemOf(wire.CommFiled{}, err)
+			continue
+		}
+		inboxes[req.To] = append(inboxes[req.To], i)
+	}
+	for to, idx := range inboxes {
+		wg.Go(func() {
+			ls := make([]filer.Line, len(idx))
+			for k, i := range idx {
+				ls[k] = lines[i]
+			}
+			for k, o := range n.offers.fileAll(to, ls) {
+				items[idx[k]] = wire.ItemOf(filedAs(to, o))
+			}
+		})
+	}
+	wg.Wait()
+	return wire.CommFiledBatch{Results: items}, nil
 }
 
 // holdWait bounds how long the hub waits for a guest's directory to name the

@@ -40,7 +40,7 @@ func timeSends(b *testing.B, from *netBox, conc int) []time.Duration {
 		clients[i] = from.dial(b)
 	}
 	return testutil.Latencies(b, clients, b.N, func(c *wire.Client, _ int) error {
-		if res, err := call(b, c, wire.CommFile{From: "sender", To: "bob", Text: "bench", ID: mail.NewID()}); err != nil || !res.OK {
+		if res, err := call(b, c, wire.CommFile{From: "alice", To: "bob", Text: "bench", ID: mail.NewID()}); err != nil || !res.OK {
 			return fmt.Errorf("comm.file: %+v, %v", res, err)
 		}
 		return nil

@@ -21,16 +21,25 @@ import (
 // already holds is answered ok, dup. ctx is the caller's, a connection's or a
 // link's: it bounds what routing sends on, and ends when the caller gives up.
 func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile) (wire.CommFiled, error) {
+	line, err := d.lineOf(req)
+	if err != nil {
+		return wire.CommFiled{}, err
+	}
+	return d.route(ctx, b, req, line)
+}
+
+// lineOf is the line req files, or its refusal, logged.
+func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
 	if err := mail.CheckRequest(req); err != nil {
-		return wire.CommFiled{}, d.refused(req, err)
+		return filer.Line{}, d.refused(req, err)
 	}
 	line := mail.Compose(req, d.cfg.Now())
 	// One line that cannot be encoded would fail its whole batch, so it is
 	// refused here, alone.
 	if _, err := line.Encode(); err != nil {
-		return wire.CommFiled{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
+		return filer.Line{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
 	}
-	return d.route(ctx, b, req, line)
+	return line, nil
 }
 
 // fileBatch files a batch of lines for one receiver. What depends on the

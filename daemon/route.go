@@ -20,36 +20,68 @@ const forwardGrace = 500 * time.Millisecond
 //     boxes (hub.Router.Deliver);
 //   - a request that arrived forwarded (an offer) is filed only for a handle
 //     this box's folder lists under this box (else not_here), and never sent on;
-//   - a guest files when the folder's lock manager is its own, and forwards
-//     anything not held here to its hub, once;
+//   - a guest files when the folder's lock manager is its own and its registry
+//     lists the handle, and forwards anything else to its hub, once;
 //   - a daemon with no links files or refuses.
+//
+// A handle the registry does not list is answered not_here, or sent on, before
+// it reaches the batcher: a batch commit only to learn that would queue it
+// behind the inbox's other lines.
 func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, error) {
 	n := d.net
 	if n != nil && n.router != nil {
-		return n.router.Deliver(ctx, req, func() (wire.CommFiled, error) { return fileHere(b, req, line) })
+		return n.router.Deliver(ctx, req, func() (wire.CommFiled, error) { return d.fileListed(b, req, line, false) })
 	}
-	hop, own := route.Standalone, true
+	hop, own, listed, mine := route.Standalone, true, true, false
 	var onward func(error) (wire.CommFiled, error)
 	switch {
 	case n == nil:
 	case req.Forwarded:
-		hop, b = route.Offered, n.offers
+		hop, b, mine = route.Offered, n.offers, true
 	case n.keeper != nil:
 		hop = route.Guest
 		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
+		listed = d.lists(req.To, false)
 		onward = func(error) (wire.CommFiled, error) { return n.forward(ctx, req) }
 	}
-	return route.Follow(route.For(hop, own, true), func() (wire.CommFiled, error) { return fileHere(b, req, line) }, onward)
+	return route.Follow(route.For(hop, own, listed), func() (wire.CommFiled, error) { return d.fileListed(b, req, line, mine) }, onward)
+}
+
+// fileListed files line through b, or answers not_here at once when the
+// registry does not list req.To (under this box, when mine).
+func (d *Daemon) fileListed(b *batcher, req wire.CommFile, line filer.Line, mine bool) (wire.CommFiled, error) {
+	if !d.lists(req.To, mine) {
+		return wire.CommFiled{}, wire.NoBoxKnows(req.To, nil)
+	}
+	return fileHere(b, req, line)
+}
+
+// lists says whether the registry, as the filing path last parsed it
+// (regCache), lists handle: under this box, when mine. It only spares a line
+// the batcher's queue; the batch looks at the registry again just before its
+// append. An unreadable registry counts as listing it, so the batch refuses in
+// the registry's own words.
+func (d *Daemon) lists(handle string, mine bool) bool {
+	doc, err := d.filingRegistry.read()
+	if err != nil {
+		return true
+	}
+	e, ok := doc.Agents[handle]
+	return ok && (!mine || e.Host == d.cfg.Host)
 }
 
 // fileHere files line through b, group-committed with the other lines waiting
 // for its inbox, and answers when it is durable.
 func fileHere(b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, error) {
-	res, err := b.file(req.To, line)
-	if err != nil {
-		return wire.CommFiled{}, err // the batcher logged it, once for the batch
+	return filedAs(req.To, b.fileAll(req.To, []filer.Line{line})[0])
+}
+
+// filedAs is the answer to a line for @to that the batcher filed, or refused.
+func filedAs(to string, o outcome) (wire.CommFiled, error) {
+	if o.err != nil {
+		return wire.CommFiled{}, o.err // the batcher logged it, once for the batch
 	}
-	return wire.CommFiled{OK: true, To: req.To, Dup: res.Dup}, nil
+	return wire.CommFiled{OK: true, To: to, Dup: o.res.Dup}, nil
 }
 
 // forward sends req, marked forwarded, to the hub once and answers with the
@@ -64,8 +96,7 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	req.Forwarded = true
-	var res wire.CommFiled
-	err := c.Call(ctx, wire.OpCommFile, req, &res)
+	res, err := c.File(ctx, req)
 	switch r, refused := wire.RefusalOf(err); {
 	case err == nil && res.OK:
 		return res, nil

@@ -8,13 +8,21 @@
 //   - directory first: each linked box tells the hub which handles it holds, so
 //     the body goes only to the one box that holds the handle, and that box's
 //     answer is the answer (a handle has one holder: see Router);
-//   - every linked box at once, only when no box holds the handle;
+//   - every linked box at once, only when no box holds the handle; a handle
+//     every box answered not_here for is answered so without an offer for
+//     UnheldFor after, until a link comes up or a directory changes (a
+//     negative cache), and the offer's body is encoded once for every box;
 //   - the verdict is the first ok; else, when a box gave no answer in time, "the
 //     daemon on <box> did not answer within <n>s; @<h> may still be filed" (it
 //     may have filed the line); else the first refusal that is not not_here, in
 //     that box's own words; else "no box knows that handle: <h>", or "no linked
 //     box knows that handle: <h>; not linked: <boxes>" when a box that should
 //     hold a link holds none.
+//
+// An offer to a holder goes by its link's File, which gathers the comm.file
+// requests made at once for one box into one comm.file.batch frame, each
+// answered on its own; so a burst from one guest to another crosses the hub
+// in a few frames and is filed on the holder in one group commit.
 //
 // Every offer is bounded: one request's offers share one deadline (the inbox
 // lock wait plus 1 s, Config.Wait), and at most MaxOffers offers are in flight

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -28,7 +29,10 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 // Offer offers req, marked forwarded, to the linked boxes: to the directory's
 // holder of req.To alone when there is one, whose answer is the answer (no other
 // box is asked, so a box that claims a handle it does not hold never sees its
-// mail); else to every linked box at once. first, when not nil, is a refusal
+// mail); else to every linked box at once. A handle every box answered
+// not_here for is answered not_here without an offer for UnheldFor after, until
+// a link comes up or any directory changes (a negative cache: the directory
+// of the box that takes the handle ends it). first, when not nil, is a refusal
 // that came before any offer (the hub's own). All offers share one deadline,
 // cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
@@ -42,8 +46,15 @@ func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refus
 		}
 		return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
 	}
-	if res, ok := r.fanOut(ctx, r.Peers(nil), req, &t); ok {
-		return res, nil
+	unheld, gen := r.knownUnheld(req.To)
+	if !unheld {
+		peers := r.Peers(nil)
+		if res, ok := r.fanOut(ctx, peers, req, &t); ok {
+			return res, nil
+		}
+		if t.notHere == len(peers) && len(peers) > 0 {
+			r.unheldSince(req.To, gen)
+		}
 	}
 	var missing []string
 	if t.refusal == nil && t.silent == "" {
@@ -66,6 +77,14 @@ type answer struct {
 func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t *tally) (wire.CommFiled, bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// One body for every box: encoded once, not once per offer. An offer to
+	// one box alone goes with that link's other comm.file requests (Peer.File).
+	var body any
+	if len(peers) > 1 {
+		if raw, err := json.Marshal(req); err == nil {
+			body = json.RawMessage(raw)
+		}
+	}
 	// Sized so that no offer waits to hand in its answer after fanOut returned.
 	answers := make(chan answer, len(peers))
 	for _, p := range peers {
@@ -83,7 +102,7 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 				return
 			}
 			defer slots.Release(1)
-			answers <- r.offerTo(ctx, p, req)
+			answers <- r.offerTo(ctx, p, req, body)
 		})
 	}
 	for range peers {
@@ -96,14 +115,22 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 	return wire.CommFiled{}, false
 }
 
-func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile) answer {
+// offerTo offers req to p: body, when not nil, is req encoded once for every
+// box it is offered to; else req goes by p.File.
+func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile, body any) answer {
 	var res wire.CommFiled
-	err := p.Call(ctx, wire.OpCommFile, req, &res)
+	var err error
+	if body != nil {
+		err = p.Call(ctx, wire.OpCommFile, body, &res)
+	} else {
+		res, err = p.File(ctx, req)
+	}
+	to := req.To
 	if err == nil && !res.OK {
-		err = wire.Refuse(wire.CodeFileFailed, "the daemon on %s answered @%s without ok; nothing is known to be filed", p.Box(), req.To)
+		err = wire.Refuse(wire.CodeFileFailed, "the daemon on %s answered @%s without ok; nothing is known to be filed", p.Box(), to)
 	}
 	if err != nil {
-		r.log.Debug("offer not filed", "box", p.Box(), "to", req.To, "err", err)
+		r.log.Debug("offer not filed", "box", p.Box(), "to", to, "err", err)
 	}
 	return answer{box: p.Box(), res: res, err: err}
 }

@@ -31,6 +31,9 @@ const (
 type Peer interface {
 	Box() string
 	Call(ctx context.Context, op string, req, resp any) error
+	// File is a comm.file Call that the link may gather with others made at
+	// once into one frame (link.Conn.File), answered on its own.
+	File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
 	Done() <-chan struct{}
 }
 
@@ -72,6 +75,11 @@ type Router struct {
 	held    map[Peer]map[string]struct{} // what each link holds
 	holders map[string]Peer              // handle -> the one link that holds it
 	changed chan struct{}                // closed, and replaced, at each directory change
+	// unheld is the negative cache: handles every linked box answered
+	// not_here, each with when. A link coming up or any directory event
+	// empties it, since either may name one of them (see Offer).
+	unheld map[string]time.Time
+	gen    uint64 // counts the events that empty unheld
 
 	view *View // what each link published for the handles it holds
 
@@ -95,6 +103,7 @@ func New(cfg Config) *Router {
 		links:   map[string]Peer{},
 		slots:   map[Peer]*semaphore.Weighted{},
 		held:    map[Peer]map[string]struct{}{},
+		unheld:  map[string]time.Time{},
 		holders: map[string]Peer{},
 		changed: make(chan struct{}),
 	}
@@ -115,6 +124,7 @@ func (r *Router) Add(p Peer) {
 	again = again && old != p
 	r.links[p.Box()] = p
 	r.slots[p] = semaphore.NewWeighted(int64(r.cfg.MaxOffers))
+	r.heldAnew()
 	if again {
 		r.drop(old)
 	}
@@ -167,6 +177,7 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 	if d.Full {
 		r.forget(p)
 	}
+	r.heldAnew()
 	set := r.held[p]
 	if set == nil {
 		set = map[string]struct{}{}
@@ -290,6 +301,49 @@ func (r *Router) slotsOf(p Peer) *semaphore.Weighted {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.slots[p]
+}
+
+// UnheldFor is how long the hub answers not_here at once for a handle every
+// linked box answered not_here, when no link came up and no directory changed
+// meanwhile: a burst of mail to a handle no box holds costs one offer to every
+// box, not one each. A guest's directory tells a handle it took within its
+// registry poll (1.5 s), and that event ends the wait at once.
+const UnheldFor = 2 * time.Second
+
+// maxUnheld bounds the negative cache; past it, it starts afresh.
+const maxUnheld = 4096
+
+// heldAnew empties the negative cache: a link came up or a directory changed.
+// Under r.mu.
+func (r *Router) heldAnew() {
+	r.gen++
+	if len(r.unheld) > 0 {
+		r.unheld = map[string]time.Time{}
+	}
+}
+
+// knownUnheld says whether every linked box answered not_here for handle
+// within UnheldFor, with nothing since that could change it; and the
+// generation to pass unheldSince after a new round of offers.
+func (r *Router) knownUnheld(handle string) (bool, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at, ok := r.unheld[handle]
+	return ok && time.Since(at) < UnheldFor, r.gen
+}
+
+// unheldSince notes that every linked box answered not_here for handle, when
+// no link came up and no directory changed since gen.
+func (r *Router) unheldSince(handle string, gen uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen != gen {
+		return
+	}
+	if len(r.unheld) >= maxUnheld {
+		r.unheld = map[string]time.Time{}
+	}
+	r.unheld[handle] = time.Now()
 }
 
 // Peers is every linked box but skip (nil skips none), each over its current

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,7 +39,12 @@ func (b *box) Close() error          { b.closed.Store(true); return nil }
 func (b *box) Done() <-chan struct{} { return b.done }
 
 func (b *box) Call(ctx context.Context, op string, req, resp any) error {
-	r := req.(wire.CommFile)
+	r, ok := req.(wire.CommFile)
+	if !ok {
+		if err := wire.DecodePayload(req.(json.RawMessage), &r); err != nil {
+			return err
+		}
+	}
 	b.mu.Lock()
 	b.reqs = append(b.reqs, r)
 	b.mu.Unlock()
@@ -48,6 +54,12 @@ func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	}
 	*resp.(*wire.CommFiled) = res
 	return nil
+}
+
+func (b *box) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+	var res wire.CommFiled
+	err := b.Call(ctx, wire.OpCommFile, req, &res)
+	return res, err
 }
 
 func (b *box) asked() []wire.CommFile {
@@ -445,5 +457,51 @@ func TestOffersThatFindNoSlotInTimeAreNamed(t *testing.T) {
 	}
 	if re, _ := wire.RefusalOf(err); re.Code != wire.CodeNoAnswer {
 		t.Fatalf("code %q, want %q", re.Code, wire.CodeNoAnswer)
+	}
+}
+
+func TestAHandleNoBoxHoldsIsOfferedOnceUntilTheDirectoryChanges(t *testing.T) {
+	r := newRouter(t)
+	ga, gb := newBox("ga", notHere), newBox("gb", notHere)
+	link(r, ga, gb)
+	offer := func(want string) {
+		t.Helper()
+		if res, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != want {
+			t.Fatalf("Offer = %+v, %v; want %q", res, err, want)
+		}
+	}
+	offer("no box knows that handle: bob")
+	offer("no box knows that handle: bob")
+	r.Wait()
+	if len(ga.asked()) != 1 || len(gb.asked()) != 1 {
+		t.Fatalf("ga was offered @bob %d times and gb %d; want once each: every box said not_here", len(ga.asked()), len(gb.asked()))
+	}
+	// A directory event may name the handle: every box is asked again.
+	r.Directory(gb, wire.LinkDirectory{Full: true, Added: []string{"other"}})
+	offer("no box knows that handle: bob")
+	// So may a link that comes up.
+	gc := newBox("gc", files)
+	link(r, gc)
+	if res, err := r.Offer(context.Background(), req("bob"), nil); err != nil || !res.OK {
+		t.Fatalf("Offer after gc linked = %+v, %v; want gc's ok", res, err)
+	}
+	r.Wait()
+	if len(ga.asked()) != 3 || len(gc.asked()) != 1 {
+		t.Fatalf("ga was offered @bob %d times and gc %d; want 3 and 1", len(ga.asked()), len(gc.asked()))
+	}
+}
+
+func TestASilentBoxKeepsAHandleOutOfTheNegativeCache(t *testing.T) {
+	r := newRouter(t)
+	ga, gb := newBox("ga", notHere), newBox("gb", silent)
+	link(r, ga, gb)
+	for range 2 {
+		if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || !strings.Contains(err.Error(), "did not answer") {
+			t.Fatalf("Offer = %v; want gb named as silent", err)
+		}
+	}
+	r.Wait()
+	if len(ga.asked()) != 2 {
+		t.Fatalf("ga was offered @bob %d times, want 2: a box that gave no answer may hold it", len(ga.asked()))
 	}
 }

@@ -90,8 +90,11 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 // BenchmarkHubOf200Links runs a real hub holding 200 links from guests in this
 // process (each its own key, QUIC socket and link) and times a comm.file on the
 // hub's socket for a handle one guest holds: "directory" when that guest told
-// the hub so, "offer-all" when the hub must offer it to all 200. It reports
-// p50/p99 and the hub's resident memory.
+// the hub so, "offer-all" when the guest holding it told the hub no directory,
+// so the hub offers it to every box whose directory has not come (199 or all
+// 200); then, once every guest has told its full directory, "unclaimed": a
+// handle no box holds, answered not_here. It reports p50/p99 and the hub's
+// resident memory.
 //
 //	go test -run='^$' -bench=HubOf200Links -benchtime=2000x ./integration/
 func BenchmarkHubOf200Links(b *testing.B) {
@@ -112,15 +115,18 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	n.startHub()
 	hub := n.daemons["hb"]
 
-	// g000 holds bob (and tells the hub) and carl (and does not); every other
-	// guest holds nothing.
-	answer := func(holder bool) link.Handler {
-		return func(_ context.Context, _ *link.Conn, _ string, payload json.RawMessage) (any, error) {
+	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
+	// nothing until the unclaimed round; every other guest holds nothing.
+	answer := func(holds string) link.Handler {
+		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
+			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
+				return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
+			}
 			var req wire.CommFile
 			if err := wire.DecodePayload(payload, &req); err != nil {
 				return nil, err
 			}
-			if holder && (req.To == "bob" || req.To == "carl") {
+			if req.To == holds {
 				return wire.CommFiled{OK: true, To: req.To}, nil
 			}
 			return nil, &wire.Refusal{Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
@@ -137,7 +143,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			defer func() { <-dialing }()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			c, err := link.Dial(ctx, link.Config{Box: id.Box, Handler: answer(i == 0)}, link.Target{Identity: id, Hub: "hb", Addr: n.quic, Key: n.keys["hb"]})
+			c, err := link.Dial(ctx, link.Config{Box: id.Box, Handler: answer(map[int]string{0: "bob", 1: "carl"}[i])}, link.Target{Identity: id, Hub: "hb", Addr: n.quic, Key: n.keys["hb"]})
 			if err != nil {
 				b.Errorf("link %s: %v", id.Box, err)
 				return
@@ -173,6 +179,26 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			})
 		}
 	}
+	for i, c := range conns {
+		held := map[int][]string{0: {"bob"}, 1: {"carl"}}[i]
+		if err := c.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Full: true, Added: held}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("unclaimed/senders=8", func(b *testing.B) {
+		client := make([]*wire.Client, 8)
+		for i := range client {
+			client[i] = n.hub.dial("hank")
+		}
+		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
+			var res wire.CommFiled
+			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: "nobody", Text: "bench", ID: mail.NewID()}, &res)
+			if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
+				return fmt.Errorf("comm.file to @nobody = %+v, %v; want not_here", res, err)
+			}
+			return nil
+		}))
+	})
 }
 
 // residentMB is a process's resident memory in MB, where /proc tells it.

@@ -36,6 +36,7 @@ type Conn struct {
 	heard   atomic.Int64 // time since born of the last control frame; monotonic
 	timing  timing
 	beatNow chan struct{} // the peer's first timed beat came: beat back now
+	filing  filing        // comm.file requests gathered into batches (File)
 
 	ctx    context.Context // ends with the link; its cause is why
 	cancel context.CancelCauseFunc
@@ -89,6 +90,9 @@ func (c *Conn) Err() error { return context.Cause(c.ctx) }
 // have honoured its ctx.
 func (c *Conn) Close() error {
 	c.fail(closeNormal, fmt.Errorf("%w: closed by %s", ErrClosed, c.cfg.Box))
+	// A File that saw the link up has started its sender by now (see File).
+	c.filing.mu.Lock()
+	c.filing.mu.Unlock()
 	c.wg.Wait()
 	return nil
 }

@@ -38,8 +38,9 @@ type Plan struct {
 
 // For is the plan at hop h. own says whether line 1 of the folder's
 // inbox-lock-manager record names this box's own lock manager (filer.Matches);
-// listed whether this home's registry lists the receiver, which only a client
-// reads before it chooses (a daemon's filer refuses an unlisted handle itself).
+// listed whether this home's registry lists the receiver, which a client and a
+// guest read before they choose (a guest sends an unlisted handle on at once;
+// the other daemons' filing refuses it as not_here).
 func For(h Hop, own, listed bool) Plan {
 	switch h {
 	case Client:
@@ -48,7 +49,7 @@ func For(h Hop, own, listed bool) Plan {
 	case Hub:
 		return Plan{Here: true, Onward: true}
 	case Guest:
-		return Plan{Here: own, Onward: true}
+		return Plan{Here: own && listed, Onward: true}
 	}
 	return Plan{Here: true}
 }

@@ -21,6 +21,7 @@ func TestFor(t *testing.T) {
 		{"the hub files here, then offers", Hub, true, true, true, true},
 		{"a guest under its own manager files, then forwards", Guest, true, true, true, true},
 		{"a guest under another manager forwards", Guest, false, true, false, true},
+		{"a guest forwards a handle its registry does not list at once", Guest, true, false, false, true},
 		{"an offered request is filed here or refused", Offered, true, true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

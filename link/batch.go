@@ -1,0 +1,189 @@
+package link
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sotcomm/sotd/wire"
+)
+
+// Bounds on gathering comm.file requests into comm.file.batch calls.
+const (
+	// batchCalls bounds the batch calls in flight at once on one link: while
+	// they are out, the requests made meanwhile wait and go together in the
+	// next, so a burst is gathered by its own round trips, never by a timer.
+	batchCalls = 4
+	// batchItems bounds the requests one batch carries.
+	batchItems = 64
+	// batchBytes bounds one batch's encoded requests, well under wire.MaxFrame;
+	// a request larger than this goes alone as comm.file.
+	batchBytes = wire.MaxFrame / 2
+	// batchGrace is what a batch call waits past its requests' deadlines.
+	batchGrace = 100 * time.Millisecond
+)
+
+// filing gathers the comm.file requests made on one link.
+type filing struct {
+	mu     sync.Mutex
+	queue  []*queued
+	calls  int  // batch calls in flight, each by its own sender goroutine
+	single bool // the peer refused comm.file.batch: each request goes alone
+}
+
+type queued struct {
+	ctx  context.Context
+	raw  json.RawMessage
+	done chan filed // buffered: a sender never waits on a caller that gave up
+}
+
+type filed struct {
+	res wire.CommFiled
+	err error
+}
+
+// File sends one comm.file request over the link and answers with the peer's
+// own answer to it, as Call would. The requests made while earlier ones are
+// still out are gathered into one comm.file.batch call (at most batchCalls at
+// once on the link), each answered by its own item of the peer's answer; a
+// peer that refuses the op (an older one) is sent each request alone from then
+// on. ctx bounds this request alone: one that ends before its batch is sent is
+// left out of it.
+func (c *Conn) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return wire.CommFiled{}, fmt.Errorf("encode comm.file: %w", err)
+	}
+	q := &queued{ctx: ctx, raw: raw, done: make(chan filed, 1)}
+	f := &c.filing
+	f.mu.Lock()
+	switch {
+	case c.ctx.Err() != nil:
+		f.mu.Unlock()
+		return wire.CommFiled{}, c.Err()
+	case f.single || len(raw) > batchBytes:
+		f.mu.Unlock()
+		return c.fileOne(ctx, raw)
+	}
+	f.queue = append(f.queue, q)
+	if f.calls < batchCalls {
+		f.calls++
+		// Close takes f.mu after the link's ctx ended and before its Wait, so
+		// this Add, made under f.mu with the ctx not ended, comes before it.
+		c.wg.Go(c.sendBatches)
+	}
+	f.mu.Unlock()
+	select {
+	case r := <-q.done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return wire.CommFiled{}, c.unanswered(ctx, wire.OpCommFile)
+	}
+}
+
+func (c *Conn) fileOne(ctx context.Context, raw json.RawMessage) (wire.CommFiled, error) {
+	var res wire.CommFiled
+	err := c.Call(ctx, wire.OpCommFile, raw, &res)
+	return res, err
+}
+
+// sendBatches sends what waits, one batch at a time, until nothing does.
+func (c *Conn) sendBatches() {
+	for {
+		batch := c.filing.take()
+		if batch == nil {
+			return
+		}
+		c.sendBatch(batch)
+	}
+}
+
+// take removes the next batch from the queue, leaving out requests whose
+// caller gave up; nil, and one sender fewer, when nothing waits.
+func (f *filing) take() []*queued {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var batch []*queued
+	size, n := 0, 0
+	for ; n < len(f.queue) && len(batch) < batchItems; n++ {
+		q := f.queue[n]
+		if q.ctx.Err() != nil {
+			continue
+		}
+		if len(batch) > 0 && size+len(q.raw) > batchBytes {
+			break
+		}
+		size += len(q.raw)
+		batch = append(batch, q)
+	}
+	f.queue = f.queue[n:]
+	if len(batch) == 0 {
+		f.calls--
+		return nil
+	}
+	return batch
+}
+
+// sendBatch makes one comm.file.batch call for batch and hands each request
+// its own answer. The call is bounded by the latest of its requests' own
+// deadlines and a grace, so each request's own ctx ends it first and its
+// caller's words say so, or by the link's end when one of them has none; and
+// it is given up as soon as every one of its requests' callers gave up, so the
+// peer's handler sees its ctx end as it would for a lone Call.
+func (c *Conn) sendBatch(batch []*queued) {
+	reqs := make([]json.RawMessage, len(batch))
+	var latest time.Time
+	bounded := true
+	for i, q := range batch {
+		reqs[i] = q.raw
+		d, ok := q.ctx.Deadline()
+		bounded = bounded && ok
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if bounded {
+		ctx, cancel = context.WithDeadline(context.Background(), latest.Add(batchGrace))
+	}
+	defer cancel()
+	var left atomic.Int64
+	left.Store(int64(len(batch)))
+	for _, q := range batch {
+		stop := context.AfterFunc(q.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	var res wire.CommFiledBatch
+	err := c.Call(ctx, wire.OpCommFileBatch, wire.CommFileBatch{Requests: reqs}, &res)
+	if r, ok := wire.RefusalOf(err); ok && r.Code == wire.CodeUnknownOp {
+		c.log.Info("the peer does not take comm.file.batch; each request goes alone from now on")
+		c.filing.mu.Lock()
+		c.filing.single = true
+		c.filing.mu.Unlock()
+		for _, q := range batch {
+			c.wg.Go(func() {
+				res, err := c.fileOne(q.ctx, q.raw)
+				q.done <- filed{res, err}
+			})
+		}
+		return
+	}
+	if err == nil && len(res.Results) != len(batch) {
+		err = fmt.Errorf("%s answered %d results to %d comm.file requests; they may still be filed", c.peer, len(res.Results), len(batch))
+	}
+	for i, q := range batch {
+		if err != nil {
+			q.done <- filed{err: err}
+			continue
+		}
+		r, e := res.Results[i].Result()
+		q.done <- filed{r, e}
+	}
+}

@@ -12,13 +12,13 @@ package fakeclaude
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/fakeapi"
 )
 
 // Reply is the text every message request gets back.
@@ -26,16 +26,12 @@ const Reply = "Noted."
 
 // Server is one fake Messages API. Its zero value is not usable: call Start.
 type Server struct {
-	// URL is the base URL for ANTHROPIC_BASE_URL, e.g. http://127.0.0.1:40123.
-	URL string
-
-	srv *http.Server
-	ln  net.Listener
-	log *slog.Logger
+	// Server's URL is the base URL for ANTHROPIC_BASE_URL, e.g.
+	// http://127.0.0.1:40123.
+	*fakeapi.Server
 
 	mu      sync.Mutex
 	prompts []Prompt
-	unknown []string
 }
 
 // Prompt is the last user text of one message request and when it arrived.
@@ -46,49 +42,25 @@ type Prompt struct {
 
 // Start listens on a free loopback port and serves until Close.
 func Start(log *slog.Logger) (*Server, error) {
-	if log == nil {
-		log = slog.Default()
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fake Messages API: listen on 127.0.0.1: %w", err)
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, log: log}
+	s := &Server{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"input_tokens": 12})
+		fakeapi.WriteJSON(w, map[string]any{"input_tokens": 12})
 	})
-	mux.HandleFunc("/", s.other)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go s.srv.Serve(ln)
+	base, err := fakeapi.Start("Messages API", log, mux)
+	if err != nil {
+		return nil, err
+	}
+	s.Server = base
 	return s, nil
 }
-
-// Close stops the server and every request it is serving.
-func (s *Server) Close() error { return s.srv.Close() }
 
 // Prompts is every message request's last user text so far, oldest first.
 func (s *Server) Prompts() []Prompt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Prompt(nil), s.prompts...)
-}
-
-// Unknown is the method and path of every request the server does not model.
-func (s *Server) Unknown() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unknown...)
-}
-
-func (s *Server) other(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	s.mu.Lock()
-	s.unknown = append(s.unknown, r.Method+" "+r.URL.Path)
-	s.mu.Unlock()
-	s.log.Info("fake Messages API: a request it does not model, answered {}", "method", r.Method, "path", r.URL.Path)
-	writeJSON(w, map[string]any{})
 }
 
 // request is the part of a Messages request the fake reads.
@@ -117,7 +89,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	id := fmt.Sprintf("msg_fake_%d", time.Now().UnixNano())
 	usage := map[string]any{"input_tokens": 12, "output_tokens": 2, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	if !req.Stream {
-		writeJSON(w, map[string]any{
+		fakeapi.WriteJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
 			"content":     []any{map[string]any{"type": "text", "text": Reply}},
 			"stop_reason": "end_turn", "stop_sequence": nil, "usage": usage,
@@ -179,9 +151,4 @@ func lastUserText(req request) string {
 		return strings.Join(texts, "\n")
 	}
 	return ""
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
 }

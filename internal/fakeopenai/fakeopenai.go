@@ -12,14 +12,14 @@ package fakeopenai
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/fakeapi"
 )
 
 // Reply is the text every response request gets back.
@@ -27,16 +27,13 @@ const Reply = "Noted."
 
 // Server is one fake Responses API. Its zero value is not usable: call Start.
 type Server struct {
-	// URL is the server's root, e.g. http://127.0.0.1:40123; the API is under /v1.
-	URL string
-
-	srv *http.Server
-	log *slog.Logger
+	// Server's URL is the server's root, e.g. http://127.0.0.1:40123; the API
+	// is under /v1.
+	*fakeapi.Server
 	seq atomic.Int64
 
 	mu       sync.Mutex
 	requests []Request
-	unknown  []string
 }
 
 // Request is one response request as the fake read it.
@@ -59,49 +56,25 @@ func (r Request) Has(sub string) bool {
 
 // Start listens on a free loopback port and serves until Close.
 func Start(log *slog.Logger) (*Server, error) {
-	if log == nil {
-		log = slog.Default()
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("fake Responses API: listen on 127.0.0.1: %w", err)
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), log: log}
+	s := &Server{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.responses)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+		fakeapi.WriteJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
 	})
-	mux.HandleFunc("/", s.other)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go s.srv.Serve(ln)
+	base, err := fakeapi.Start("Responses API", log, mux)
+	if err != nil {
+		return nil, err
+	}
+	s.Server = base
 	return s, nil
 }
-
-// Close stops the server and every request it is serving.
-func (s *Server) Close() error { return s.srv.Close() }
 
 // Requests is every response request so far, oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
-}
-
-// Unknown is the method and path of every request the server does not model.
-func (s *Server) Unknown() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unknown...)
-}
-
-func (s *Server) other(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	s.mu.Lock()
-	s.unknown = append(s.unknown, r.Method+" "+r.URL.Path)
-	s.mu.Unlock()
-	s.log.Info("fake Responses API: a request it does not model, answered {}", "method", r.Method, "path", r.URL.Path)
-	writeJSON(w, map[string]any{})
 }
 
 // input is the part of a response request the fake reads: the messages of its
@@ -119,7 +92,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, map[string]any{"error": map[string]any{"type": "invalid_request_error", "message": "the body is not JSON"}})
+		fakeapi.WriteJSON(w, map[string]any{"error": map[string]any{"type": "invalid_request_error", "message": "the body is not JSON"}})
 		return
 	}
 	req := Request{At: time.Now()}
@@ -180,9 +153,4 @@ func texts(content json.RawMessage) []string {
 		}
 	}
 	return out
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
 }

@@ -11,11 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/internal/fakeclaude"
+	"github.com/sotcomm/sotd/internal/fakeopenai"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -80,30 +80,12 @@ func codexEnv(t *testing.T, proj, api string) []string {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { stopCodexDaemons(t, dir) })
+	t.Cleanup(func() {
+		if err := fakeopenai.StopCodexDaemons(dir); err != nil {
+			t.Error(err)
+		}
+	})
 	return []string{"HOME=" + filepath.Dir(dir), "CODEX_HOME=" + dir, "OPENAI_API_KEY=" + dummyKey, "OPENAI_BASE_URL=" + api + "/v1"}
-}
-
-// stopCodexDaemons ends the app-server daemon and its updater that Codex starts
-// in the background, detached from its row, so they do not outlive the test;
-// each is found by the pid file Codex keeps for it in codexHome.
-func stopCodexDaemons(t *testing.T, codexHome string) {
-	for _, name := range []string{"daemon-updater.pid", "daemon.pid"} {
-		b, err := os.ReadFile(filepath.Join(codexHome, "app-server-daemon", name))
-		if err != nil {
-			continue
-		}
-		var rec struct {
-			Pid int `json:"pid"`
-		}
-		if json.Unmarshal(b, &rec) != nil || rec.Pid <= 1 {
-			t.Errorf("Codex's %s reads %q: no pid to stop", name, b)
-			continue
-		}
-		if err := syscall.Kill(rec.Pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-			t.Errorf("stop Codex's %s process %d: %v", name, rec.Pid, err)
-		}
-	}
 }
 
 // project is a folder for a row, named as the agent will see it (no symlinks),

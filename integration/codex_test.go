@@ -5,7 +5,6 @@ package integration
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,7 +107,11 @@ trust_level = "trusted"
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { stopCodexServer(t, codexHome) })
+	t.Cleanup(func() {
+		if err := fakeopenai.StopCodexDaemons(codexHome); err != nil {
+			t.Error(err)
+		}
+	})
 	b.serve()
 	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    5 sotd hooks in") || !strings.Contains(out, "each trusted") {
 		t.Fatalf("doctor does not call the hooks trusted:\n%s", out)
@@ -222,28 +224,6 @@ trust_level = "trusted"
 		t.Errorf("doctor does not name the shared app-server:\n%s", out)
 	}
 	t.Logf("three Codex rows, hooks installed and trusted, turns held and ended, the shared server told: %v", time.Since(started).Round(10*time.Millisecond))
-}
-
-// stopCodexServer ends the shared app-server and its updater that a codex
-// without --no-daemon starts, detached from its row, found by the pid files
-// Codex keeps for them.
-func stopCodexServer(t *testing.T, codexHome string) {
-	for _, name := range []string{"daemon.pid", "daemon-updater.pid"} {
-		b, err := os.ReadFile(filepath.Join(codexHome, "app-server-daemon", name))
-		if err != nil {
-			continue
-		}
-		var rec struct {
-			Pid int `json:"pid"`
-		}
-		if json.Unmarshal(b, &rec) != nil || rec.Pid <= 1 {
-			t.Errorf("Codex's %s reads %q: no pid to stop", name, b)
-			continue
-		}
-		if err := syscall.Kill(rec.Pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-			t.Errorf("stop Codex's %s process %d: %v", name, rec.Pid, err)
-		}
-	}
 }
 
 // dialRows is a CLI connection to the box's daemon, for the row ops.

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	testscript.Main(m, map[string]func(){
 		"sotd": func() {
 			detach()
@@ -29,6 +31,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
 			e.Setenv("SOT_SELF_HOST", "box")
+			// A script's environment is not this binary's: pass the race
+			// detector's quick exit on, or each exec costs a second.
+			k, v, _ := strings.Cut(testutil.RaceEnv(), "=")
+			e.Setenv(k, v)
 			// Rows outlive their daemon by design (tmux keeps them); a script
 			// that stops part way must not leave its rows running after it.
 			sock := filepath.Join(e.WorkDir, "comm", "run", "box", "tmux", "rows.sock")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -54,6 +55,16 @@ func newNetwork(t testing.TB, guests ...string) *network {
 		n.add(g)
 	}
 	return n
+}
+
+// quickBeats gives every box's daemon a heartbeat of 2 s, so a link whose peer
+// was killed is dead after 6 s rather than 15: for a test that waits for a
+// death. A test of what happens before the dead-link judge speaks (a send
+// failing fast) keeps the production beat.
+func (n *network) quickBeats() {
+	for _, b := range n.boxes {
+		b.extra = append(b.extra, link.EnvHeartbeat+"=2")
+	}
 }
 
 func (n *network) add(name string) *box {

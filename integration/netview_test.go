@@ -48,6 +48,7 @@ func boxesOf(rows []listRow) map[string]string {
 // is unknown, and since when.
 func TestNetworkView(t *testing.T) {
 	n := newNetwork(t, "ga", "gb")
+	n.quickBeats()
 	hb, ga, gb := n.hub, n.boxes["ga"], n.boxes["gb"]
 	n.linkAll("ga", "gb")
 	n.start("ga", "gb")
@@ -129,7 +130,7 @@ func TestNetworkView(t *testing.T) {
 	t.Run("a box that goes down shows as such within the heartbeat window", func(t *testing.T) {
 		n.daemons["gb"].kill()
 		killed := time.Now()
-		// DeadAfter (15 s) after gb's last beat, plus one view round.
+		// DeadAfter (6 s with quickBeats) after gb's last beat, plus one view round.
 		testutil.Eventually(t, 20*time.Second, "gb down in ga's list", func() bool {
 			return strings.Contains(ga.must("alice", "list"), "box gb: unknown — its link is down")
 		})
@@ -169,7 +170,7 @@ func completeHandles(t *testing.T, b *box) []string {
 	if err != nil {
 		t.Skip("no bash to run the completion script")
 	}
-	script := `source <(sotd completion bash); COMP_WORDS=(sotd send ''); COMP_CWORD=2; _sotd; printf '%s\n' "${COMPREPLY[@]}"`
+	script := `source <(sotd completion bash); COMP_LINE='sotd send '; COMP_POINT=${#COMP_LINE}; _sotd; printf '%s\n' "${COMPREPLY[@]}"`
 	cmd := exec.Command(bash, "-c", script)
 	cmd.Env = append(b.env(""), "PATH="+filepath.Dir(sotdBin)+":"+os.Getenv("PATH"))
 	out, err := cmd.Output()

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 )
 
@@ -46,6 +47,7 @@ type plan struct {
 }
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	if s := os.Getenv(planEnv); s != "" {
 		os.Exit(runHop(s))
 	}
@@ -94,9 +96,7 @@ func (p plan) command(i int) *exec.Cmd {
 	if h.Argv0 != "" {
 		cmd.Args[0] = h.Argv0
 	}
-	// The race detector waits a second at each exit for late reports; these
-	// processes race with nothing.
-	cmd.Env = append(os.Environ(), planEnv+"="+string(b), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), planEnv+"="+string(b))
 	return cmd
 }
 

@@ -24,6 +24,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
 		if fakeAgentDir != "" {
 			os.RemoveAll(fakeAgentDir)

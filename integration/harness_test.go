@@ -24,6 +24,7 @@ import (
 var sotdBin string
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(runHelper())
 	}

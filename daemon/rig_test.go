@@ -25,6 +25,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testutil.QuickRaceExit()
+	// Every rig's daemon takes its socket from its own home, never from the
+	// environment of whoever runs the tests: cleared once here rather than by
+	// t.Setenv in each rig, which would keep rig tests from running in parallel.
+	os.Unsetenv(home.EnvSocket)
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
 		if fakeAgentDir != "" {
 			os.RemoveAll(fakeAgentDir)
@@ -72,7 +76,6 @@ type rig struct {
 // exceed the OS's limit (104 bytes on macOS).
 func newHome(t testing.TB) home.Home {
 	t.Helper()
-	t.Setenv(home.EnvSocket, "")
 	dir := testutil.ShortDir(t, "sd")
 	h, err := home.At(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -140,15 +141,39 @@ func (n *network) startHub() {
 	n.t.Helper()
 	d := n.hub.serve()
 	// A daemon killed with SIGKILL leaves its socket behind, so serve's wait
-	// for the socket proves nothing: the log does.
+	// for the socket proves nothing; and guests started before the listener
+	// is bound would wait a relink for it. The listener's own line in this
+	// daemon's log (no other process writes there) says both.
 	waitLog(n.t, d, `msg="links listening"`, 10*time.Second)
 	n.daemons["hb"] = d
 }
 
-// waitLinked waits until the hub (as it runs now) has admitted g's link.
+// waitLinked waits until the hub's link.status has g's link up. After g or the
+// hub restarted, that is the new link once the hub has seen the old one end.
 func (n *network) waitLinked(g string) {
 	n.t.Helper()
-	waitLog(n.t, n.daemons["hb"], `msg="link up" box=`+g+" ", 30*time.Second)
+	var last wire.LinkStatus
+	if !testutil.Within(30*time.Second, func() bool {
+		st, err := n.hub.linkStatus()
+		last = st
+		return err == nil && slices.ContainsFunc(st.Links, func(l wire.LinkState) bool { return l.Box == g && l.Up })
+	}) {
+		n.t.Fatalf("the hub's link.status did not have %s up within 30s: %+v\nthe hub's log:\n%s", g, last, n.daemons["hb"].logs.String())
+	}
+}
+
+// linkStatus asks b's daemon for its links: an error when none answers.
+func (b *box) linkStatus() (wire.LinkStatus, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := wire.Dial(ctx, b.socket(), wire.Hello{Role: wire.RoleCLI, Host: b.host, Protocol: wire.Protocol})
+	if err != nil {
+		return wire.LinkStatus{}, err
+	}
+	defer c.Close()
+	var st wire.LinkStatus
+	err = c.Call(ctx, wire.OpLinkStatus, struct{}{}, &st)
+	return st, err
 }
 
 // killHub ends the hub with SIGKILL: it tells no guest anything.

@@ -381,16 +381,13 @@ func checkNoRow(h home.Home, pid int) (Verdict, error) {
 func waitReparented(t *testing.T, pid, was int) {
 	t.Helper()
 	tb := mustTable(t)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("process %d to leave parent %d", pid, was), func() bool {
 		p, err := tb.Proc(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.PPID != was {
-			return
-		}
-	}
-	t.Fatalf("process %d still has parent %d", pid, was)
+		return p.PPID != was
+	})
 }
 
 // BenchmarkAllowed is what every comm verb pays on a box with 50 rows: their

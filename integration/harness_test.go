@@ -144,21 +144,26 @@ func (b *box) serve() *daemon {
 	d := &daemon{cmd: cmd, logs: logs, done: make(chan error, 1)}
 	go func() { d.done <- cmd.Wait() }()
 	b.t.Cleanup(func() { d.stop(b.t) })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(b.socket()); err == nil {
-			return d
-		}
+	var exited bool
+	var err error
+	up := testutil.Within(10*time.Second, func() bool {
 		select {
-		case err := <-d.done:
+		case err = <-d.done:
 			d.done <- err
-			b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
-		case <-time.After(20 * time.Millisecond):
+			exited = true
+			return true
+		default:
 		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("sotd serve made no socket at %s in 10s\n%s", b.socket(), logs.String())
-		}
+		_, serr := os.Stat(b.socket())
+		return serr == nil
+	})
+	switch {
+	case exited:
+		b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
+	case !up:
+		b.t.Fatalf("sotd serve made no socket at %s in 10s\n%s", b.socket(), logs.String())
 	}
+	return d
 }
 
 // stop sends SIGTERM and requires a clean exit within 10 s.

@@ -84,6 +84,7 @@ func metricsOf(t *testing.T, b *box) map[string]float64 {
 // down with its fix and exits 1; when the hub is back the guest relinks and
 // counts the reconnect.
 func TestLinkHealthInDoctorAndMetrics(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga")
 	n.quickBeats()
 	n.linkAll("ga")

@@ -17,6 +17,7 @@ import (
 // is answered filed, as a person retrying a FAILED send would. Every line must
 // be in bob's inbox exactly once, and no answer may take longer than 5 s.
 func TestCrossBoxSendsAcrossHubRestarts(t *testing.T) {
+	t.Parallel()
 	const senders = 16
 	total := 600
 	if soak {

@@ -27,6 +27,7 @@ const notPinned = "ed25519:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 // plus gx, which the hub's hosts.toml does not list, and gy, which it pins under
 // another key. Every answer is the one line `sotd send` prints.
 func TestCrossBox(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb", "gx", "gy")
 	hb, ga, gb, gx, gy := n.hub, n.boxes["ga"], n.boxes["gb"], n.boxes["gx"], n.boxes["gy"]
 	common := n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...)
@@ -240,6 +241,7 @@ func sender(b *box, from, to string, stop <-chan struct{}, keep func(sent)) {
 // answered filed is in bob's inbox once, and after the hub restarts both
 // guests link again by themselves.
 func TestHubKilledMidStream(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
 	n.linkAll("ga", "gb")
 	n.start("ga", "gb")
@@ -326,6 +328,7 @@ func failedKinds(results [][]sent) []string {
 // the test cuts and restores: the link comes back by itself, and a line sent
 // again under its id the whole time is filed once.
 func TestLinkCutByAProxyReconnects(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
 	proxy := startProxy(t, n.ws)
 	n.writeHosts("hb", n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...))

@@ -47,6 +47,7 @@ func boxesOf(rows []listRow) map[string]string {
 // heartbeat window; with the hub gone a guest lists itself and says the rest
 // is unknown, and since when.
 func TestNetworkView(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
 	n.quickBeats()
 	hb, ga, gb := n.hub, n.boxes["ga"], n.boxes["gb"]

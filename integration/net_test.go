@@ -209,6 +209,12 @@ func (st *streams) each(ok func(sent) bool) bool {
 	return true
 }
 
+// hung bounds one answer to a send while the hub dies or restarts. An answer
+// that waited for the dead-link judge (link.DeadAfter, 15 s) takes longer; one
+// that failed as the link broke, or at the forward's own wait (3.5 s), takes
+// less, with seconds to spare for a loaded machine.
+const hung = link.DeadAfter / 2
+
 // sender sends to @to through b's daemon, one request at a time with a fresh
 // id, until stop is closed; each answer goes to keep as it comes.
 func sender(b *box, from, to string, stop <-chan struct{}, keep func(sent)) {
@@ -249,10 +255,6 @@ func TestHubKilledMidStream(t *testing.T) {
 	ga.must("alice", "join")
 	gb.must("bob", "join")
 
-	// An answer that waited for the dead-link judge (link.DeadAfter, 15 s)
-	// would take longer than this; one that failed as the link broke takes
-	// milliseconds, and a loaded machine's seconds stay under it.
-	const hung = link.DeadAfter / 2
 	const senders = 8
 	st := &streams{got: make([][]sent, senders)}
 	stop := make(chan struct{})

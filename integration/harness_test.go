@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,9 +45,29 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build sotd:", err)
 		os.Exit(1)
 	}
+	flag.Parse()
+	atLeastParallel(waitingTests)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// waitingTests is how many parallel tests run at once unless -parallel says.
+// The parallel tests here spend their time waiting on real time (a link's
+// death, a stamp, a restart, a browser), not computing, so go test's default
+// of one per CPU leaves a 2-core machine idle through most of them.
+const waitingTests = 4
+
+// atLeastParallel raises -test.parallel to n where the command line did not
+// set it.
+func atLeastParallel(n int) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if p := flag.Lookup("test.parallel"); !set && p != nil {
+		if now, err := strconv.Atoi(p.Value.String()); err == nil && now < n {
+			flag.Set("test.parallel", strconv.Itoa(n))
+		}
+	}
 }
 
 // box is one comm home as one box sees it.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"log/slog"
 	"net"
 	"os"
@@ -29,6 +30,10 @@ func TestMain(m *testing.M) {
 	// environment of whoever runs the tests: cleared once here rather than by
 	// t.Setenv in each rig, which would keep rig tests from running in parallel.
 	os.Unsetenv(home.EnvSocket)
+	// The parallel tests here are the wake's, which wait on its tick and
+	// stillness, and a simulation beside them.
+	flag.Parse()
+	testutil.AtLeastParallel(4)
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
 		if fakeAgentDir != "" {
 			os.RemoveAll(fakeAgentDir)

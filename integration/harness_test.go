@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,7 +45,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	flag.Parse()
-	atLeastParallel(waitingTests)
+	testutil.AtLeastParallel(waitingTests)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -57,18 +56,6 @@ func TestMain(m *testing.M) {
 // death, a stamp, a restart, a browser), not computing, so go test's default
 // of one per CPU leaves a 2-core machine idle through most of them.
 const waitingTests = 4
-
-// atLeastParallel raises -test.parallel to n where the command line did not
-// set it.
-func atLeastParallel(n int) {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if p := flag.Lookup("test.parallel"); !set && p != nil {
-		if now, err := strconv.Atoi(p.Value.String()); err == nil && now < n {
-			flag.Set("test.parallel", strconv.Itoa(n))
-		}
-	}
-}
 
 // box is one comm home as one box sees it.
 type box struct {

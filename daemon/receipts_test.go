@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
@@ -30,7 +29,6 @@ func receipts(t testing.TB, b *netBox, req wire.CommReceipts) (wire.ReceiptList,
 // gs, a guest that shares hb's home, so it sees the hub's inboxes as its own.
 // hosts.toml also names gx, a frontend box that never links.
 func receiptBoxes(t testing.TB) (hb, ga, gb, gs *netBox) {
-	t.Setenv(home.EnvSocket, "")
 	live := testNow.Add(-time.Minute)
 	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
 	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live, "ann": live})
@@ -67,6 +65,7 @@ func brief(rs []wire.Receipt) []string {
 }
 
 func TestReceiptsAcrossBoxes(t *testing.T) {
+	t.Parallel()
 	hb, ga, gb, gs := receiptBoxes(t)
 	send := func(b *netBox, from, to, text string) {
 		t.Helper()

@@ -30,8 +30,9 @@ func TestMain(m *testing.M) {
 	// environment of whoever runs the tests: cleared once here rather than by
 	// t.Setenv in each rig, which would keep rig tests from running in parallel.
 	os.Unsetenv(home.EnvSocket)
-	// The parallel tests here are the wake's, which wait on its tick and
-	// stillness, and a simulation beside them.
+	// The parallel tests here wait on real time (the wake's tick and
+	// stillness, the dialog watch, the page's watch, links), but for a
+	// simulation beside them.
 	flag.Parse()
 	testutil.AtLeastParallel(4)
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {

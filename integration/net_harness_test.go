@@ -152,14 +152,28 @@ func (n *network) startHub() {
 // hub restarted, that is the new link once the hub has seen the old one end.
 func (n *network) waitLinked(g string) {
 	n.t.Helper()
+	n.waitLink(g, true, 30*time.Second)
+}
+
+// waitLink waits until the hub's link.status has g's link up or down, and
+// returns it.
+func (n *network) waitLink(g string, up bool, within time.Duration) wire.LinkState {
+	n.t.Helper()
 	var last wire.LinkStatus
-	if !testutil.Within(30*time.Second, func() bool {
+	var got wire.LinkState
+	if !testutil.Within(within, func() bool {
 		st, err := n.hub.linkStatus()
 		last = st
-		return err == nil && slices.ContainsFunc(st.Links, func(l wire.LinkState) bool { return l.Box == g && l.Up })
+		i := slices.IndexFunc(st.Links, func(l wire.LinkState) bool { return l.Box == g })
+		if err != nil || i < 0 {
+			return false
+		}
+		got = st.Links[i]
+		return got.Up == up
 	}) {
-		n.t.Fatalf("the hub's link.status did not have %s up within 30s: %+v\nthe hub's log:\n%s", g, last, n.daemons["hb"].logs.String())
+		n.t.Fatalf("the hub's link.status did not have %s up=%v within %s: %+v\nthe hub's log:\n%s", g, up, within, last, n.daemons["hb"].logs.String())
 	}
+	return got
 }
 
 // linkStatus asks b's daemon for its links: an error when none answers.

@@ -158,7 +158,7 @@ func TestCrossBox(t *testing.T) {
 
 	t.Run("a box that should link holds none", func(t *testing.T) {
 		n.daemons["gb"].stop(t)
-		waitLog(t, n.daemons["hb"], `msg="link down" box=gb `, 10*time.Second)
+		n.waitLink("gb", false, 10*time.Second)
 		wantLine(send(ga, "alice", "nobody", "hi"), 1, "FAILED -> @nobody: no linked box knows that handle: nobody; not linked: gb, gy")
 	})
 }
@@ -341,16 +341,15 @@ func TestLinkCutByAProxyReconnects(t *testing.T) {
 	ga.must("alice", "join")
 	gb.must("bob", "join")
 	hub := n.daemons["hb"]
-	waitLog(t, hub, `msg="link up" box=ga from=`+"", 5*time.Second)
-	if !strings.Contains(hub.logs.String(), "transport=ws") {
-		t.Fatalf("ga did not link over WebSocket:\n%s", hub.logs.String())
+	if l := n.waitLink("ga", true, 30*time.Second); l.Transport != "ws" {
+		t.Fatalf("ga linked over %q, want ws:\n%s", l.Transport, hub.logs.String())
 	}
 	if r := ga.run("alice", "", "send", "@bob", "before the cut"); r.code != 0 {
 		t.Fatalf("send before the cut: exit %d, %q", r.code, r.stdout)
 	}
 
 	proxy.cut()
-	waitLog(t, hub, `msg="link down" box=ga `, 10*time.Second)
+	n.waitLink("ga", false, 10*time.Second)
 	if r := ga.run("alice", "", "send", "@bob", "while cut"); r.code != 1 || !strings.HasPrefix(r.stdout, "FAILED -> @bob: ") {
 		t.Fatalf("send while cut: exit %d, %q", r.code, r.stdout)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,16 +49,28 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitFile waits up to 10 s for a file to appear (a daemon's socket). It has
-// no negation: a file that must not appear would hold a script for the whole
-// bound to prove it.
+// waitFile waits up to 10 s for a file to appear, and for a socket (a
+// daemon's) to take a connection: the socket file exists from its bind, a
+// moment before its listen, and a client that dials in that moment is refused.
+// It has no negation: a file that must not appear would hold a script for the
+// whole bound to prove it.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile PATH")
 	}
 	p := ts.MkAbs(args[0])
-	if !testutil.Within(10*time.Second, func() bool { _, err := os.Stat(p); return err == nil }) {
-		ts.Fatalf("%s did not appear within 10s", p)
+	if !testutil.Within(10*time.Second, func() bool {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode()&fs.ModeSocket == 0 {
+			return err == nil
+		}
+		c, err := net.Dial("unix", p)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		ts.Fatalf("%s did not appear, or take a connection, within 10s", p)
 	}
 }
 

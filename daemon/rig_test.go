@@ -137,13 +137,7 @@ func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{home: h, sock: d.cfg.Socket, logs: logs, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- d.Run(ctx) }()
-	waitFor(t, "the daemon to listen", func() bool {
-		c, err := net.Dial("unix", r.sock)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	waitFor(t, "the daemon to listen", func() bool { return testutil.Answers(r.sock) })
 	t.Cleanup(func() { r.stop(t) })
 	return r
 }

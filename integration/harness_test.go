@@ -163,14 +163,13 @@ func (b *box) serve() *daemon {
 			return true
 		default:
 		}
-		_, serr := os.Stat(b.socket())
-		return serr == nil
+		return testutil.Answers(b.socket())
 	})
 	switch {
 	case exited:
 		b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
 	case !up:
-		b.t.Fatalf("sotd serve made no socket at %s in 10s\n%s", b.socket(), logs.String())
+		b.t.Fatalf("sotd serve did not answer at %s in 10s\n%s", b.socket(), logs.String())
 	}
 	return d
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,9 +49,7 @@ func TestScripts(t *testing.T) {
 }
 
 // waitFile waits up to 10 s for a file to appear, and for a socket (a
-// daemon's) to take a connection: the socket file exists from its bind, a
-// moment before its listen, and a client that dials in that moment is refused.
-// It has no negation: a file that must not appear would hold a script for the
+// daemon's) to take a connection (testutil.Answers). It has no negation: a file that must not appear would hold a script for the
 // whole bound to prove it.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
@@ -64,11 +61,7 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil || fi.Mode()&fs.ModeSocket == 0 {
 			return err == nil
 		}
-		c, err := net.Dial("unix", p)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
+		return testutil.Answers(p)
 	}) {
 		ts.Fatalf("%s did not appear, or take a connection, within 10s", p)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 )
 
@@ -46,6 +47,7 @@ type plan struct {
 }
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	if s := os.Getenv(planEnv); s != "" {
 		os.Exit(runHop(s))
 	}
@@ -94,9 +96,7 @@ func (p plan) command(i int) *exec.Cmd {
 	if h.Argv0 != "" {
 		cmd.Args[0] = h.Argv0
 	}
-	// The race detector waits a second at each exit for late reports; these
-	// processes race with nothing.
-	cmd.Env = append(os.Environ(), planEnv+"="+string(b), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), planEnv+"="+string(b))
 	return cmd
 }
 
@@ -381,16 +381,13 @@ func checkNoRow(h home.Home, pid int) (Verdict, error) {
 func waitReparented(t *testing.T, pid, was int) {
 	t.Helper()
 	tb := mustTable(t)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("process %d to leave parent %d", pid, was), func() bool {
 		p, err := tb.Proc(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.PPID != was {
-			return
-		}
-	}
-	t.Fatalf("process %d still has parent %d", pid, was)
+		return p.PPID != was
+	})
 }
 
 // BenchmarkAllowed is what every comm verb pays on a box with 50 rows: their

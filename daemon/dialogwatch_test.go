@@ -18,8 +18,10 @@ import (
 // the dialog is answered it records resumed. With no turn running, a dialog on
 // the screen is not read at all.
 func TestDialogWatch(t *testing.T) {
+	t.Parallel()
 	for _, k := range backendKinds(t) {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			r := startRig(t, withRows(k.make(t)), func(d *Daemon) { d.dialogEvery = 50 * time.Millisecond })
 			c := r.dial(t)
 			spawn, _ := fakeSpawn(t, "Repo", "Repo-box")

@@ -118,6 +118,7 @@ func TestLinksPublishUpAndDown(t *testing.T) {
 // box does, without the daemon (the protocol's route 1): the page's unread count
 // still follows the inbox and the cursor.
 func TestUnreadFollowsTheInboxFiles(t *testing.T) {
+	t.Parallel()
 	p := startPage(t)
 	ws, _ := p.subscribe(t)
 	f := filer.New(p.home)

@@ -107,13 +107,14 @@ func TestSplitViewKeepsOrder(t *testing.T) {
 }
 
 // TestViewTraffic measures the view's traffic with 200 handles on 10 boxes
-// over 30 simulated minutes: every handle's last_seen is stamped each minute
+// over 10 simulated minutes: every handle's last_seen is stamped each minute
 // (the daemon's stamper, each box at its own second) and each session changes
 // its work-state every 3 minutes on average. Each guest runs the directory's
 // view step every directoryEvery; the hub runs its push every viewEvery.
 func TestViewTraffic(t *testing.T) {
+	t.Parallel() // a simulation on its own data: it runs beside the wake tests' waits
 	const boxes, perBox = 10, 20
-	const minutes = 30
+	const minutes = 10
 	type guest struct {
 		name    string
 		entries map[string]wire.ViewEntry

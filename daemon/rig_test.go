@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"log/slog"
 	"net"
 	"os"
@@ -24,6 +25,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
+	// Every rig's daemon takes its socket from its own home, never from the
+	// environment of whoever runs the tests: cleared once here rather than by
+	// t.Setenv in each rig, which would keep rig tests from running in parallel.
+	os.Unsetenv(home.EnvSocket)
+	// The parallel tests here wait on real time (the wake's tick and
+	// stillness, the dialog watch, the page's watch, links), but for a
+	// simulation beside them.
+	flag.Parse()
+	testutil.AtLeastParallel(4)
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
 		if fakeAgentDir != "" {
 			os.RemoveAll(fakeAgentDir)
@@ -71,7 +82,6 @@ type rig struct {
 // exceed the OS's limit (104 bytes on macOS).
 func newHome(t testing.TB) home.Home {
 	t.Helper()
-	t.Setenv(home.EnvSocket, "")
 	dir := testutil.ShortDir(t, "sd")
 	h, err := home.At(dir)
 	if err != nil {
@@ -127,13 +137,7 @@ func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{home: h, sock: d.cfg.Socket, logs: logs, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- d.Run(ctx) }()
-	waitFor(t, "the daemon to listen", func() bool {
-		c, err := net.Dial("unix", r.sock)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	waitFor(t, "the daemon to listen", func() bool { return testutil.Answers(r.sock) })
 	t.Cleanup(func() { r.stop(t) })
 	return r
 }

@@ -89,7 +89,9 @@ func TestSupervisorStopsAWaitingRestart(t *testing.T) {
 	start := time.Now()
 	cancel()
 	s.wait()
-	if took := time.Since(start); took > 500*time.Millisecond {
-		t.Fatalf("stopping took %s while the service waited to restart", took)
+	// A stop that waited out the restart's first wait took at least that long;
+	// one that cut it short took less, however loaded the machine.
+	if took := time.Since(start); took >= restart.First {
+		t.Fatalf("stopping took %s while the service waited to restart (its first wait is %s)", took, restart.First)
 	}
 }

@@ -140,15 +140,17 @@ func wakeLines(log string) string {
 // TestWakeRealClaude runs the wake over the real Claude Code and Codex (from
 // the npm registry) in rows of each backend, with a fake Messages API on
 // 127.0.0.1 in place of the network. Mail filed the moment Claude Code's
-// prompt appears gets the notice typed and submitted within 4 s: the fake API
+// prompt appears gets the notice typed and submitted (noticeWithin): the fake API
 // receives it as the user's prompt. Mail filed while the box holds a draft
 // leaves the draft as it is, and mail to the Codex row types nothing into it,
 // for 2 ticks and the stillness wait.
 func TestWakeRealClaude(t *testing.T) {
+	t.Parallel()
 	claude := agentBinary(t, "claude", "@anthropic-ai/claude-code")
 	codex := agentBinary(t, "codex", "@openai/codex")
 	for _, k := range backendKinds(t) {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			apiLog := &testutil.SyncBuffer{}
 			api, err := fakeclaude.Start(slog.New(slog.NewTextHandler(apiLog, nil)))
 			if err != nil {
@@ -187,7 +189,7 @@ func TestWakeRealClaude(t *testing.T) {
 
 			filed := time.Now()
 			fileTo(t, c, "Claude-box")
-			testutil.Eventually(t, 4*time.Second, "the notice submitted to the fake Messages API within 4 s of filing", func() bool {
+			testutil.Eventually(t, noticeWithin, "the notice submitted to the fake Messages API after the filing", func() bool {
 				_, ok := noticeAt(api, filed)
 				return ok
 			})

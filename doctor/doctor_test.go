@@ -16,6 +16,7 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/registry/reglock"
@@ -24,6 +25,7 @@ import (
 const envHelper = "DOCTOR_HELPER"
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	switch os.Getenv(envHelper) {
 	case "exit":
 		os.Exit(0)

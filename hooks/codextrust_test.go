@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // realTrust is the trusted_hash the real Codex 0.171 wrote into config.toml for
@@ -220,7 +222,7 @@ func TestSotdCommandIsStable(t *testing.T) {
 	}
 	run := func(bin, path string) string {
 		cmd := exec.Command(bin, "-test.run=^TestHelperProcess$")
-		cmd.Env = append(os.Environ(), helperEnv+"=sotdcommand", "PATH="+path)
+		cmd.Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"=sotdcommand", "PATH="+path)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%s: %v", bin, err)

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestFingerprintOfIsTheDocumentedFormat(t *testing.T) {
@@ -160,7 +161,7 @@ func TestLoadRaceAcrossProcesses(t *testing.T) {
 	cmds := make([]*exec.Cmd, n)
 	for i := range cmds {
 		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestHelperLoad$")
-		cmds[i].Env = append(os.Environ(), helperEnv+"="+dir)
+		cmds[i].Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"="+dir)
 		cmds[i].Stdout = &outs[i]
 		cmds[i].Stderr = &outs[i]
 	}

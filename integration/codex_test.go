@@ -36,6 +36,7 @@ import (
 // whose codex a shell starts (so sotd cannot add --no-daemon) does start one:
 // its hooks say so on its screen and mark nothing, and doctor names the server.
 func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
+	t.Parallel()
 	codex, err := exec.LookPath("codex")
 	switch {
 	case err == nil:

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 var sotdBin string
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(runHelper())
 	}
@@ -42,10 +44,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build sotd:", err)
 		os.Exit(1)
 	}
+	flag.Parse()
+	testutil.AtLeastParallel(waitingTests)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// waitingTests is how many parallel tests run at once unless -parallel says.
+// The parallel tests here spend their time waiting on real time (a link's
+// death, a stamp, a restart, a browser), not computing, so go test's default
+// of one per CPU leaves a 2-core machine idle through most of them.
+const waitingTests = 4
 
 // box is one comm home as one box sees it.
 type box struct {
@@ -149,21 +159,25 @@ func (b *box) serve() *daemon {
 	d := &daemon{cmd: cmd, logs: logs, done: make(chan error, 1)}
 	go func() { d.done <- cmd.Wait() }()
 	b.t.Cleanup(func() { d.stop(b.t) })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(b.socket()); err == nil {
-			return d
-		}
+	var exited bool
+	var err error
+	up := testutil.Within(10*time.Second, func() bool {
 		select {
-		case err := <-d.done:
+		case err = <-d.done:
 			d.done <- err
-			b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
-		case <-time.After(20 * time.Millisecond):
+			exited = true
+			return true
+		default:
 		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("sotd serve made no socket at %s in 10s\n%s", b.socket(), logs.String())
-		}
+		return testutil.Answers(b.socket())
+	})
+	switch {
+	case exited:
+		b.t.Fatalf("sotd serve exited at start: %v\n%s", err, logs.String())
+	case !up:
+		b.t.Fatalf("sotd serve did not answer at %s in 10s\n%s", b.socket(), logs.String())
 	}
+	return d
 }
 
 // stop sends SIGTERM and requires a clean exit within 10 s.

@@ -84,7 +84,9 @@ func metricsOf(t *testing.T, b *box) map[string]float64 {
 // down with its fix and exits 1; when the hub is back the guest relinks and
 // counts the reconnect.
 func TestLinkHealthInDoctorAndMetrics(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga")
+	n.quickBeats()
 	n.linkAll("ga")
 	n.start("ga")
 	ga, hb := n.boxes["ga"], n.boxes["hb"]
@@ -105,7 +107,10 @@ func TestLinkHealthInDoctorAndMetrics(t *testing.T) {
 	if m[`sotd_link_rtt_seconds_count{peer="hb"}`] < 1 || m[`sotd_link_rtt_seconds_sum{peer="hb"}`] <= 0 {
 		t.Errorf("ga's /metrics has no round trip to hb: count %v, sum %v", m[`sotd_link_rtt_seconds_count{peer="hb"}`], m[`sotd_link_rtt_seconds_sum{peer="hb"}`])
 	}
-	if off, ok := m[`sotd_link_clock_offset_seconds{peer="hb"}`]; !ok || off > 0.05 || off < -0.05 {
+	// On one clock the offset's only error is the round trip's asymmetry, at
+	// most half of it: half a second is far past that on a loaded machine and
+	// far short of a clock that is really off.
+	if off, ok := m[`sotd_link_clock_offset_seconds{peer="hb"}`]; !ok || off > 0.5 || off < -0.5 {
 		t.Errorf("ga's /metrics offset to hb = %v (served %v); want about 0 on one clock", off, ok)
 	}
 

@@ -15,8 +15,9 @@ import (
 // through the hub while the hub is restarted twice, once killed with SIGKILL and
 // once stopped with SIGTERM. A sender sends a line again, under its id, until it
 // is answered filed, as a person retrying a FAILED send would. Every line must
-// be in bob's inbox exactly once, and no answer may take longer than 5 s.
+// be in bob's inbox exactly once, and no answer may take hung or longer.
 func TestCrossBoxSendsAcrossHubRestarts(t *testing.T) {
+	t.Parallel()
 	const senders = 16
 	total := 600
 	if soak {
@@ -65,7 +66,7 @@ func TestCrossBoxSendsAcrossHubRestarts(t *testing.T) {
 					took := time.Since(start)
 					for m := maxTook.Load(); int64(took) > m && !maxTook.CompareAndSwap(m, int64(took)); m = maxTook.Load() {
 					}
-					if took > 5*time.Second {
+					if took >= hung {
 						slow.Add(1)
 					}
 					if err == nil && res.OK {
@@ -93,7 +94,7 @@ func TestCrossBoxSendsAcrossHubRestarts(t *testing.T) {
 		t.Errorf("bob's inbox holds %d distinct lines, want %d", len(inbox), total)
 	}
 	if slow.Load() > 0 {
-		t.Errorf("%d answers took longer than 5s", slow.Load())
+		t.Errorf("%d answers took %s or longer", slow.Load(), hung)
 	}
 	t.Logf("%d lines filed in %d tries; the slowest answer took %s", filed.Load(), tries.Load(), time.Duration(maxTook.Load()).Round(time.Millisecond))
 }

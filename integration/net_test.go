@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -25,6 +27,7 @@ const notPinned = "ed25519:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 // plus gx, which the hub's hosts.toml does not list, and gy, which it pins under
 // another key. Every answer is the one line `sotd send` prints.
 func TestCrossBox(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb", "gx", "gy")
 	hb, ga, gb, gx, gy := n.hub, n.boxes["ga"], n.boxes["gb"], n.boxes["gx"], n.boxes["gy"]
 	common := n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...)
@@ -155,7 +158,7 @@ func TestCrossBox(t *testing.T) {
 
 	t.Run("a box that should link holds none", func(t *testing.T) {
 		n.daemons["gb"].stop(t)
-		waitLog(t, n.daemons["hb"], `msg="link down" box=gb `, 10*time.Second)
+		n.waitLink("gb", false, 10*time.Second)
 		wantLine(send(ga, "alice", "nobody", "hi"), 1, "FAILED -> @nobody: no linked box knows that handle: nobody; not linked: gb, gy")
 	})
 }
@@ -182,15 +185,44 @@ type sent struct {
 	failed string
 }
 
+// streams is what each of several senders has had back so far.
+type streams struct {
+	mu  sync.Mutex
+	got [][]sent
+}
+
+func (st *streams) add(i int, s sent) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.got[i] = append(st.got[i], s)
+}
+
+// each says whether every sender has had an answer that holds ok.
+func (st *streams) each(ok func(sent) bool) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, rs := range st.got {
+		if !slices.ContainsFunc(rs, ok) {
+			return false
+		}
+	}
+	return true
+}
+
+// hung bounds one answer to a send while the hub dies or restarts. An answer
+// that waited for the dead-link judge (link.DeadAfter, 15 s) takes longer; one
+// that failed as the link broke, or at the forward's own wait (3.5 s), takes
+// less, with seconds to spare for a loaded machine.
+const hung = link.DeadAfter / 2
+
 // sender sends to @to through b's daemon, one request at a time with a fresh
-// id, until stop is closed; each answer is kept.
-func sender(b *box, from, to string, stop <-chan struct{}) []sent {
+// id, until stop is closed; each answer goes to keep as it comes.
+func sender(b *box, from, to string, stop <-chan struct{}, keep func(sent)) {
 	c := b.dial(from)
-	var out []sent
 	for {
 		select {
 		case <-stop:
-			return out
+			return
 		default:
 		}
 		s := sent{id: mail.NewID(), at: time.Now()}
@@ -205,14 +237,17 @@ func sender(b *box, from, to string, stop <-chan struct{}) []sent {
 		} else {
 			s.filed = res.OK
 		}
-		out = append(out, s)
+		keep(s)
 	}
 }
 
 // TestHubKilledMidStream kills the hub with SIGKILL while senders on ga stream
-// to bob on gb: every sender gets FAILED within 5 s, no answer takes longer,
-// and after the hub restarts both guests link again by themselves.
+// to bob on gb: every sender gets FAILED, no answer waits for the dead-link
+// judge, no line sent after the hub died is answered filed, every line
+// answered filed is in bob's inbox once, and after the hub restarts both
+// guests link again by themselves.
 func TestHubKilledMidStream(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
 	n.linkAll("ga", "gb")
 	n.start("ga", "gb")
@@ -221,37 +256,33 @@ func TestHubKilledMidStream(t *testing.T) {
 	gb.must("bob", "join")
 
 	const senders = 8
+	st := &streams{got: make([][]sent, senders)}
 	stop := make(chan struct{})
-	results := make([][]sent, senders)
 	var wg sync.WaitGroup
 	for i := range senders {
-		wg.Go(func() { results[i] = sender(ga, "alice", "bob", stop) })
+		wg.Go(func() { sender(ga, "alice", "bob", stop, func(s sent) { st.add(i, s) }) })
 	}
-	time.Sleep(500 * time.Millisecond)
+	testutil.Eventually(t, 30*time.Second, "a line filed for every sender", func() bool {
+		return st.each(func(s sent) bool { return s.filed })
+	})
 	killed := time.Now()
 	n.killHub()
-	time.Sleep(6 * time.Second)
+	dead := time.Now() // killHub has waited for the hub to exit
+	testutil.Eventually(t, link.DeadAfter, "a FAILED answer for every sender after the kill", func() bool {
+		return st.each(func(s sent) bool { return s.failed != "" && s.at.Add(s.took).After(killed) })
+	})
 	close(stop)
 	wg.Wait()
+	results := st.got
 
 	for i, rs := range results {
-		var filedBefore, failedAfter bool
 		for _, s := range rs {
-			if s.took > 5*time.Second {
+			if s.took > hung {
 				t.Errorf("sender %d: an answer took %s (sent %s after the kill)", i, s.took, s.at.Sub(killed))
 			}
-			if s.filed && s.at.Before(killed) {
-				filedBefore = true
+			if s.filed && s.at.After(dead) {
+				t.Errorf("sender %d: a line sent %s after the hub died was answered filed", i, s.at.Sub(dead))
 			}
-			if s.failed != "" && s.at.Add(s.took).Sub(killed) <= 5*time.Second {
-				failedAfter = true
-			}
-			if s.filed && s.at.After(killed.Add(100*time.Millisecond)) {
-				t.Errorf("sender %d: a line sent %s after the hub died was answered filed", i, s.at.Sub(killed))
-			}
-		}
-		if !filedBefore || !failedAfter {
-			t.Errorf("sender %d: filed before the kill %v, FAILED within 5s of it %v", i, filedBefore, failedAfter)
 		}
 	}
 	ids := gb.inboxIDs("bob")
@@ -299,6 +330,7 @@ func failedKinds(results [][]sent) []string {
 // the test cuts and restores: the link comes back by itself, and a line sent
 // again under its id the whole time is filed once.
 func TestLinkCutByAProxyReconnects(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
 	proxy := startProxy(t, n.ws)
 	n.writeHosts("hb", n.hostsTOML(n.quic, n.ws, guests("ga", "gb")...))
@@ -309,16 +341,15 @@ func TestLinkCutByAProxyReconnects(t *testing.T) {
 	ga.must("alice", "join")
 	gb.must("bob", "join")
 	hub := n.daemons["hb"]
-	waitLog(t, hub, `msg="link up" box=ga from=`+"", 5*time.Second)
-	if !strings.Contains(hub.logs.String(), "transport=ws") {
-		t.Fatalf("ga did not link over WebSocket:\n%s", hub.logs.String())
+	if l := n.waitLink("ga", true, 30*time.Second); l.Transport != "ws" {
+		t.Fatalf("ga linked over %q, want ws:\n%s", l.Transport, hub.logs.String())
 	}
 	if r := ga.run("alice", "", "send", "@bob", "before the cut"); r.code != 0 {
 		t.Fatalf("send before the cut: exit %d, %q", r.code, r.stdout)
 	}
 
 	proxy.cut()
-	waitLog(t, hub, `msg="link down" box=ga `, 10*time.Second)
+	n.waitLink("ga", false, 10*time.Second)
 	if r := ga.run("alice", "", "send", "@bob", "while cut"); r.code != 1 || !strings.HasPrefix(r.stdout, "FAILED -> @bob: ") {
 		t.Fatalf("send while cut: exit %d, %q", r.code, r.stdout)
 	}

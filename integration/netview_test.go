@@ -47,7 +47,9 @@ func boxesOf(rows []listRow) map[string]string {
 // heartbeat window; with the hub gone a guest lists itself and says the rest
 // is unknown, and since when.
 func TestNetworkView(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
+	n.quickBeats()
 	hb, ga, gb := n.hub, n.boxes["ga"], n.boxes["gb"]
 	n.linkAll("ga", "gb")
 	n.start("ga", "gb")
@@ -129,7 +131,7 @@ func TestNetworkView(t *testing.T) {
 	t.Run("a box that goes down shows as such within the heartbeat window", func(t *testing.T) {
 		n.daemons["gb"].kill()
 		killed := time.Now()
-		// DeadAfter (15 s) after gb's last beat, plus one view round.
+		// DeadAfter (6 s with quickBeats) after gb's last beat, plus one view round.
 		testutil.Eventually(t, 20*time.Second, "gb down in ga's list", func() bool {
 			return strings.Contains(ga.must("alice", "list"), "box gb: unknown — its link is down")
 		})

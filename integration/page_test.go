@@ -17,6 +17,7 @@ import (
 // the count, and after the daemon is killed with SIGKILL and started again the
 // page reconnects by itself and follows the new daemon.
 func TestStatusPageFollowsRealClients(t *testing.T) {
+	t.Parallel()
 	chromium.Binary(t) // skips before building a home when there is no browser
 	b := newBox(t, "box")
 	d := b.serve()

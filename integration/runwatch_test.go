@@ -54,6 +54,7 @@ func serveOnce(t *testing.T, b *box) result {
 // `sotd serve` is refused by name, and the first puts its socket and locks
 // back, so clients reach it again and a lock-manager reset still sees it.
 func TestDeletedRunIsPutBack(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows does not delete files a process holds open")
 	}
@@ -95,6 +96,7 @@ func TestDeletedRunIsPutBack(t *testing.T) {
 // another's now (here, its socket's lock), it exits non-zero saying why
 // rather than run beside it.
 func TestDeletedRunTakenStopsTheDaemon(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows does not delete files a process holds open")
 	}

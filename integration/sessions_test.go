@@ -27,6 +27,7 @@ var live3 = []string{"COMM_LIVE_SECS=3"}
 // is refused once its agent has exited, while an idle terminal keeps the
 // protocol's rule.
 func TestPlainSessionsOnOneBox(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, "box")
 	b.extra = []string{"SOT_STAMP_SECS=1"}
 	d := b.serve()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -17,6 +18,11 @@ const (
 	QUICWait       = 3 * time.Second            // a QUIC handshake slower than this falls back to WebSocket
 
 	deadBeats = 3 // heartbeats missed before the peer is dead
+
+	// EnvHeartbeat, in seconds, replaces HeartbeatEvery (and so DeadAfter) where
+	// a Config leaves Heartbeat zero: for tests that watch real daemons' links
+	// die, which would otherwise wait 15 s each time. Unset in production.
+	EnvHeartbeat = "SOT_LINK_HEARTBEAT_SECS"
 
 	helloWait    = 10 * time.Second // a peer that says no hello is closed
 	requestWait  = 10 * time.Second // a stream whose request does not come is dropped
@@ -59,6 +65,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = HeartbeatEvery
+		if d := home.EnvSeconds(EnvHeartbeat, 0); d > 0 {
+			c.Heartbeat = d
+		}
 	}
 	if c.DeadAfter <= 0 {
 		c.DeadAfter = deadBeats * c.Heartbeat

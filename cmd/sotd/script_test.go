@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
+	testutil.QuickRaceExit()
 	testscript.Main(m, map[string]func(){
 		"sotd": func() {
 			detach()
@@ -29,6 +31,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
 			e.Setenv("SOT_SELF_HOST", "box")
+			// A script's environment is not this binary's: pass the race
+			// detector's quick exit on, or each exec costs a second.
+			k, v, _ := strings.Cut(testutil.RaceEnv(), "=")
+			e.Setenv(k, v)
 			// Rows outlive their daemon by design (tmux keeps them); a script
 			// that stops part way must not leave its rows running after it.
 			sock := filepath.Join(e.WorkDir, "comm", "run", "box", "tmux", "rows.sock")
@@ -42,22 +48,22 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitFile waits up to 10 s for a file to appear (a daemon's socket).
+// waitFile waits up to 10 s for a file to appear, and for a socket (a
+// daemon's) to take a connection (testutil.Answers). It has no negation: a file that must not appear would hold a script for the
+// whole bound to prove it.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
+	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile PATH")
 	}
 	p := ts.MkAbs(args[0])
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(p); err == nil {
-			if neg {
-				ts.Fatalf("%s exists", p)
-			}
-			return
+	if !testutil.Within(10*time.Second, func() bool {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode()&fs.ModeSocket == 0 {
+			return err == nil
 		}
-	}
-	if !neg {
-		ts.Fatalf("%s", fmt.Sprintf("%s did not appear within 10s", p))
+		return testutil.Answers(p)
+	}) {
+		ts.Fatalf("%s did not appear, or take a connection, within 10s", p)
 	}
 }
 

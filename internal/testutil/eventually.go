@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -41,4 +42,15 @@ func ShortDir(t testing.TB, prefix string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// Answers says whether a Unix socket at path takes a connection: a daemon's
+// socket file exists from its bind, a moment before its listen, and one left by
+// a killed daemon exists with nobody listening, so the file alone says neither.
+func Answers(path string) bool {
+	c, err := net.Dial("unix", path)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }

@@ -20,12 +20,13 @@ type Helper struct {
 }
 
 // StartHelper runs TestHelperProcess of this test binary in a child process
-// with env added, and waits for its first stdout line. The child is killed at
+// with env added (and RaceEnv, so that its exit is not a second late), and
+// waits for its first stdout line. The child is killed at
 // the test's end if it is still running.
 func StartHelper(t testing.TB, env ...string) *Helper {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), RaceEnv()), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,9 @@ import (
 // kept in $SOTD_ARTIFACTS.
 func TestStatusPageShowsTheNetwork(t *testing.T) {
 	chromium.Binary(t)
+	t.Parallel()
 	n := newNetwork(t, "ga", "gb")
+	n.quickBeats() // it watches links die: a 2 s beat, dead after 6 s
 	hb, ga, gb := n.hub, n.boxes["ga"], n.boxes["gb"]
 	n.linkAll("ga", "gb")
 	n.start("ga", "gb")

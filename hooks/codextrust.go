@@ -161,31 +161,13 @@ func sotdHooks(b []byte, path string) ([]placed, error) {
 		if err != nil {
 			continue
 		}
-		for gi, g := range groups {
-			group, err := parseObject(g)
-			if err != nil {
-				continue
-			}
-			raw, ok := group.get("hooks")
-			if !ok {
-				continue
-			}
-			handlers, err := list(raw, "a matcher group's hooks")
-			if err != nil {
-				continue
-			}
-			for hi, h := range handlers {
-				handler, err := parseObject(h)
-				if err != nil || !runsSotdHook(handler.text("command"), sp.args) {
-					continue
-				}
-				found = append(found, placed{CodexHook{
-					Event:   sp.event,
-					Command: handler.text("command"),
-					Key:     eventLabel(sp.event),
-					Hash:    codexHookHash(sp.event, group, handler),
-				}, gi, hi})
-			}
+		for h := range sotdHandlers(groups, sp.args) {
+			found = append(found, placed{CodexHook{
+				Event:   sp.event,
+				Command: h.handler.text("command"),
+				Key:     eventLabel(sp.event),
+				Hash:    codexHookHash(sp.event, h.group, h.handler),
+			}, h.gi, h.hi})
 		}
 	}
 	return found, nil

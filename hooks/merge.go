@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strings"
 )
 
@@ -175,52 +176,37 @@ const (
 // other hooks besides sotd's keeps its matcher: it is not sotd's to change.
 func place(groups []json.RawMessage, c *change) ([]json.RawMessage, error) {
 	sp := c.spec
-	for gi, g := range groups {
-		group, err := parseObject(g)
-		if err != nil {
-			continue // not a matcher group: left as it is
-		}
-		raw, ok := group.get("hooks")
-		if !ok {
-			continue
-		}
-		handlers, err := list(raw, "a matcher group's hooks")
-		if err != nil {
-			continue
-		}
-		for hi, h := range handlers {
-			handler, err := parseObject(h)
-			if err != nil || !runsSotdHook(handler.text("command"), sp.args) {
-				continue
-			}
-			oldCommand, oldMatcher := handler.text("command"), group.text("matcher")
-			own := len(handlers) == 1
-			if oldCommand == c.command && (!own || oldMatcher == sp.matcher) {
-				c.did = unchanged
-				return groups, nil
-			}
-			c.did, c.was = updated, oldCommand
-			if err := handler.put("command", c.command); err != nil {
-				return nil, err
-			}
-			if own && oldMatcher != sp.matcher {
-				c.was += " on " + matching(oldMatcher)
-				group.del("matcher")
-				if sp.matcher != "" {
-					group.put("matcher", sp.matcher)
-				}
-			}
-			if handlers[hi], err = json.Marshal(handler); err != nil {
-				return nil, err
-			}
-			if err := group.put("hooks", handlers); err != nil {
-				return nil, err
-			}
-			if groups[gi], err = json.Marshal(group); err != nil {
-				return nil, err
-			}
+	// The first of sotd's hooks for this event is brought up to date.
+	for found := range sotdHandlers(groups, sp.args) {
+		group, handlers, handler := found.group, found.handlers, found.handler
+		oldCommand, oldMatcher := handler.text("command"), group.text("matcher")
+		own := len(handlers) == 1
+		if oldCommand == c.command && (!own || oldMatcher == sp.matcher) {
+			c.did = unchanged
 			return groups, nil
 		}
+		c.did, c.was = updated, oldCommand
+		if err := handler.put("command", c.command); err != nil {
+			return nil, err
+		}
+		if own && oldMatcher != sp.matcher {
+			c.was += " on " + matching(oldMatcher)
+			group.del("matcher")
+			if sp.matcher != "" {
+				group.put("matcher", sp.matcher)
+			}
+		}
+		var err error
+		if handlers[found.hi], err = json.Marshal(handler); err != nil {
+			return nil, err
+		}
+		if err := group.put("hooks", handlers); err != nil {
+			return nil, err
+		}
+		if groups[found.gi], err = json.Marshal(group); err != nil {
+			return nil, err
+		}
+		return groups, nil
 	}
 	group := object{}
 	if sp.matcher != "" {
@@ -240,6 +226,46 @@ func matching(matcher string) string {
 		return "every tool"
 	}
 	return matcher
+}
+
+// sotdHandler is one of sotd's hooks among an event's matcher groups: where it
+// stands (group gi, hook hi) and the group and hook objects that hold it.
+type sotdHandler struct {
+	gi, hi   int
+	group    object
+	handlers []json.RawMessage
+	handler  object
+}
+
+// sotdHandlers yields, in order, every hook among an event's matcher groups
+// whose command runs "sotd hook <args>". What is not a matcher group or a hook
+// is passed over: it is not sotd's, and stays as it is.
+func sotdHandlers(groups []json.RawMessage, args string) iter.Seq[sotdHandler] {
+	return func(yield func(sotdHandler) bool) {
+		for gi, g := range groups {
+			group, err := parseObject(g)
+			if err != nil {
+				continue
+			}
+			raw, ok := group.get("hooks")
+			if !ok {
+				continue
+			}
+			handlers, err := list(raw, "a matcher group's hooks")
+			if err != nil {
+				continue
+			}
+			for hi, h := range handlers {
+				handler, err := parseObject(h)
+				if err != nil || !runsSotdHook(handler.text("command"), args) {
+					continue
+				}
+				if !yield(sotdHandler{gi, hi, group, handlers, handler}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // runsSotdHook reports whether a hook command is `<a sotd> hook <args>`: sotd's

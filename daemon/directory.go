@@ -100,12 +100,6 @@ func (d *directory) syncViewLocked(doc *registry.Doc) {
 	d.view.told(ev, now)
 }
 
-// heldOrNone is held, or none when the registry cannot be read.
-func (d *directory) heldOrNone() map[string]bool {
-	held, _ := d.held()
-	return held
-}
-
 // tell sends what changed now if the hub has not been told of handle yet: a
 // request on handle's behalf made right after its join must not reach the hub
 // before the directory update that names it.
@@ -117,13 +111,14 @@ func (d *directory) tell(handle string) {
 	}
 }
 
-// held is the set of handles this box's registry lists under this box.
-func (d *directory) held() (map[string]bool, error) {
+// heldOrNone is the set of handles this box's registry lists under this box,
+// none when the registry cannot be read.
+func (d *directory) heldOrNone() map[string]bool {
 	doc, err := registry.Read(d.home)
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	return d.heldIn(doc), nil
+	return d.heldIn(doc)
 }
 
 func (d *directory) heldIn(doc *registry.Doc) map[string]bool {

@@ -29,31 +29,32 @@ const forwardGrace = 500 * time.Millisecond
 // behind the inbox's other lines.
 func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, error) {
 	n := d.net
-	if n != nil && n.router != nil {
-		return n.router.Deliver(ctx, req, func() (wire.CommFiled, error) { return d.fileListed(b, req, line, false) })
-	}
-	hop, own, listed, mine := route.Standalone, true, true, false
+	hop, own := route.Standalone, true
 	var onward func(error) (wire.CommFiled, error)
 	switch {
 	case n == nil:
+	case n.router != nil:
+		hop = route.Hub
 	case req.Forwarded:
-		hop, b, mine = route.Offered, n.offers, true
+		hop, b = route.Offered, n.offers
 	case n.keeper != nil:
 		hop = route.Guest
 		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
-		listed = d.lists(req.To, false)
 		onward = func(error) (wire.CommFiled, error) { return n.forward(ctx, req) }
 	}
-	return route.Follow(route.For(hop, own, listed), func() (wire.CommFiled, error) { return d.fileListed(b, req, line, mine) }, onward)
-}
-
-// fileListed files line through b, or answers not_here at once when the
-// registry does not list req.To (under this box, when mine).
-func (d *Daemon) fileListed(b *batcher, req wire.CommFile, line filer.Line, mine bool) (wire.CommFiled, error) {
-	if !d.lists(req.To, mine) {
-		return wire.CommFiled{}, wire.NoBoxKnows(req.To, nil)
+	// One look at the registry decides both whether the line may be filed here
+	// and, for a guest, whether it is tried here at all.
+	listed := d.lists(req.To, hop == route.Offered)
+	here := func() (wire.CommFiled, error) {
+		if !listed {
+			return wire.CommFiled{}, wire.NoBoxKnows(req.To, nil)
+		}
+		return fileHere(b, req, line)
 	}
-	return fileHere(b, req, line)
+	if hop == route.Hub {
+		return n.router.Deliver(ctx, req, here)
+	}
+	return route.Follow(route.For(hop, own, listed), here, onward)
 }
 
 // lists says whether the registry, as the filing path last parsed it

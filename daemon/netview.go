@@ -103,10 +103,40 @@ func changes[V any](told, now map[string]V, same func(a, b V) bool) (changed []V
 
 // viewTold is what one link was last told of the view, and when.
 type viewTold struct {
+	viewState
+	at time.Time
+}
+
+// viewState is a view as one end of a link holds it.
+type viewState struct {
 	entries map[string]wire.ViewEntry // nil: not even the full view yet
 	rows    map[string]wire.ViewRow   // by Key
 	boxes   []wire.ViewBox
-	at      time.Time
+}
+
+// apply takes one view event, and says whether it started the view afresh (a
+// full view, or the first event).
+func (s *viewState) apply(ev wire.LinkView) (fresh bool) {
+	fresh = ev.Full || s.entries == nil
+	if fresh {
+		s.entries, s.rows = map[string]wire.ViewEntry{}, map[string]wire.ViewRow{}
+	}
+	for _, h := range ev.Removed {
+		delete(s.entries, h)
+	}
+	for _, e := range ev.Entries {
+		s.entries[e.Handle] = e
+	}
+	for _, k := range ev.RowsRemoved {
+		delete(s.rows, k)
+	}
+	for _, r := range ev.Rows {
+		s.rows[r.Key()] = r
+	}
+	if ev.Boxes != nil {
+		s.boxes = ev.Boxes
+	}
+	return fresh
 }
 
 // next is the event that takes the link from what it was told to now (entries
@@ -135,24 +165,7 @@ func (t *viewTold) next(now map[string]wire.ViewEntry, rows map[string]wire.View
 // the link holds, so a last_seen creeping by under the grain each time is still
 // sent once it has moved by the grain in all.
 func (t *viewTold) told(ev wire.LinkView, at time.Time) {
-	if ev.Full || t.entries == nil {
-		t.entries, t.rows = map[string]wire.ViewEntry{}, map[string]wire.ViewRow{}
-	}
-	for _, e := range ev.Entries {
-		t.entries[e.Handle] = e
-	}
-	for _, h := range ev.Removed {
-		delete(t.entries, h)
-	}
-	for _, r := range ev.Rows {
-		t.rows[r.Key()] = r
-	}
-	for _, k := range ev.RowsRemoved {
-		delete(t.rows, k)
-	}
-	if ev.Boxes != nil {
-		t.boxes = ev.Boxes
-	}
+	t.apply(ev)
 	t.at = at
 }
 
@@ -202,37 +215,19 @@ func splitView(ev wire.LinkView) []wire.LinkView {
 // netCopy is a guest's copy of the hub's merged view: every other box's
 // entries and rows, and whether they are known now.
 type netCopy struct {
-	mu      sync.Mutex
-	entries map[string]wire.ViewEntry
-	rows    map[string]wire.ViewRow // by Key
-	boxes   []wire.ViewBox
-	known   bool      // a full view came over the link that is up now
-	asOf    time.Time // when it was last known current: the link's end
-	why     string    // why it is not known
+	mu sync.Mutex
+	viewState
+	known bool      // a full view came over the link that is up now
+	asOf  time.Time // when it was last known current: the link's end
+	why   string    // why it is not known
 }
 
 // apply takes one of the hub's view events.
 func (c *netCopy) apply(ev wire.LinkView) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ev.Full || c.entries == nil {
-		c.entries, c.rows = map[string]wire.ViewEntry{}, map[string]wire.ViewRow{}
+	if c.viewState.apply(ev) {
 		c.known = true
-	}
-	for _, h := range ev.Removed {
-		delete(c.entries, h)
-	}
-	for _, e := range ev.Entries {
-		c.entries[e.Handle] = e
-	}
-	for _, k := range ev.RowsRemoved {
-		delete(c.rows, k)
-	}
-	for _, r := range ev.Rows {
-		c.rows[r.Key()] = r
-	}
-	if ev.Boxes != nil {
-		c.boxes = ev.Boxes
 	}
 }
 

@@ -259,7 +259,6 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	}
 	items := make([]wire.FiledItem, len(b.Requests))
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	if n.router != nil {
 		for i, raw := range b.Requests {
 			wg.Go(func() {
@@ -311,9 +310,10 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 const holdWait = time.Second
 
 // mayActFor refuses a linked box's request on behalf of a handle it does not
-// hold, or other than its own page's sender (PageSender). On the hub every request from a guest must name one of the guest's own
-// handles; a guest takes its hub's word, since the hub checked the box that
-// asked before it asked anyone on, and its own socket is its owner's.
+// hold, other than its own page's sender (PageSender). On the hub every request
+// from a guest must name one of the guest's own handles; a guest takes its
+// hub's word, since the hub checked the box that asked before it asked anyone
+// on, and its own socket is its owner's.
 func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
 	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil

@@ -3,11 +3,14 @@ package filer
 import (
 	"bytes"
 	"strconv"
+	"sync"
 )
 
 // cksumTable is CRC-32 with polynomial 0x04C11DB7, most significant bit first, as
-// POSIX cksum(1) defines it.
-var cksumTable = func() (t [256]uint32) {
+// POSIX cksum(1) defines it; built on first use, not at package init, which
+// every verb would pay for.
+var cksumTable = sync.OnceValue(func() *[256]uint32 {
+	var t [256]uint32
 	for i := range t {
 		c := uint32(i) << 24
 		for range 8 {
@@ -19,18 +22,19 @@ var cksumTable = func() (t [256]uint32) {
 		}
 		t[i] = c
 	}
-	return t
-}()
+	return &t
+})
 
 // Cksum is POSIX cksum(1) of b: the CRC of the bytes, then of the length in as
 // few bytes as hold it, least significant first, complemented; and the length.
 func Cksum(b []byte) (crc uint32, n int64) {
+	table := cksumTable()
 	for _, c := range b {
-		crc = crc<<8 ^ cksumTable[byte(crc>>24)^c]
+		crc = crc<<8 ^ table[byte(crc>>24)^c]
 	}
 	n = int64(len(b))
 	for l := uint64(n); l != 0; l >>= 8 {
-		crc = crc<<8 ^ cksumTable[byte(crc>>24)^byte(l)]
+		crc = crc<<8 ^ table[byte(crc>>24)^byte(l)]
 	}
 	return ^crc, n
 }

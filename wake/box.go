@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sotcomm/sotd/screen"
 )
@@ -14,7 +15,9 @@ const (
 	nbsp = "\u00a0" // after the glyph: Claude Code's main prompt, not a menu
 )
 
-var ruleRun = regexp.MustCompile("─{4,}")
+// ruleRun is compiled on first use, so a client verb that never judges a
+// screen does not compile it at package init.
+var ruleRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("─{4,}") })
 
 // promptGlyphs are the glyphs that open Claude Code's input line: ❯, and on
 // Windows also >, which Claude Code draws when its unicode check fails.
@@ -120,7 +123,7 @@ func typed(cells []screen.Cell) string {
 // what sits between runs shows, cut to 30 characters, quoted so a no-break
 // space or a stray control character is visible.
 func quote(s string) string {
-	s = ruleRun.ReplaceAllString(strings.TrimSpace(s), "─…─")
+	s = ruleRun().ReplaceAllString(strings.TrimSpace(s), "─…─")
 	if r := []rune(s); len(r) > 30 {
 		s = strings.TrimRight(string(r[:30]), " ") + "…"
 	}

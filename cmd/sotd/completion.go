@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -69,9 +70,11 @@ func completionScript(shell string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// Compiled on first use: only completion reads usage lines, and every verb
+// would pay for a compile at package init.
 var (
-	usageTokens = regexp.MustCompile(`[\s\[\]]+`)
-	plainWord   = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+	usageTokens = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\s\[\]]+`) })
+	plainWord   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9.-]*$`) })
 )
 
 // completionOf reads a verb's usage lines ("usage: sotd <name> ..." and the
@@ -88,7 +91,7 @@ func completionOf(v verb) completion {
 			continue
 		}
 		flag, at, before := "", 1, name
-		for _, tok := range usageTokens.Split(rest, -1) {
+		for _, tok := range usageTokens().Split(rest, -1) {
 			if tok == "" {
 				continue
 			}
@@ -107,9 +110,9 @@ func completionOf(v verb) completion {
 					flag = w
 				case w == "@handle":
 					c.Handles = true
-				case plainWord.MatchString(w) && after != "" && !alt:
+				case plainWord().MatchString(w) && after != "" && !alt:
 					c.Values[after] = appendNew(c.Values[after], w)
-				case plainWord.MatchString(w):
+				case plainWord().MatchString(w):
 					c.Subs = appendNew(c.Subs, w)
 				}
 			}

@@ -15,9 +15,11 @@ import (
 // BenchmarkSendProcess times a whole `sotd send` process on one box (route 1:
 // the client's own append under flock, then fsync) beside a Go hello-world and
 // `sotd version`, built and run in the same run and taking turns, so a
-// neighbour's load falls on all alike. "send" is the usual send, whose
-// last_seen stamp is fresh; "send-stamp" one whose stamp is due, which also
-// writes the registry (made due, untimed, before each run).
+// neighbour's load falls on all alike; and the same send from a binary linked
+// from package client alone (testdata/sendonly), to measure what a second,
+// client-only binary would buy. "send" is the usual send, whose last_seen
+// stamp is fresh; "send-stamp" one whose stamp is due, which also writes the
+// registry (made due, untimed, before each run).
 //
 //	go test -run='^$' -bench=SendProcess -benchtime=300x ./integration/
 func BenchmarkSendProcess(b *testing.B) {
@@ -32,6 +34,10 @@ func BenchmarkSendProcess(b *testing.B) {
 	}
 	if out, err := exec.Command("go", "build", "-o", hello, hello+".go").CombinedOutput(); err != nil {
 		b.Fatalf("build the hello-world: %v\n%s", err, out)
+	}
+	sendOnly := filepath.Join(dir, "sendonly")
+	if out, err := exec.Command("go", "build", "-o", sendOnly, "./testdata/sendonly").CombinedOutput(); err != nil {
+		b.Fatalf("build the client-only send: %v\n%s", err, out)
 	}
 	h, err := home.At(bx.home)
 	if err != nil {
@@ -65,6 +71,7 @@ func BenchmarkSendProcess(b *testing.B) {
 		{name: "version", mk: cmd(sotdBin, "version")},
 		{name: "send", mk: cmd(sotdBin, "send", "@alice", text)},
 		{name: "send-stamp", before: stale, mk: cmd(sotdBin, "send", "@alice", text)},
+		{name: "client-only-send", mk: cmd(sendOnly, "send", "@alice", text)},
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -80,3 +80,48 @@ func (f *Filer) Unread(handle string) (int, error) {
 	}
 	return CountUnread(b, handle), nil
 }
+
+// Tally is Unread's count kept from one count to the next, so that counting
+// again after lines were appended reads only those lines (Recount). The zero
+// Tally has counted nothing.
+type Tally struct {
+	N int // handle's unread lines past its cursor, at the last count
+	// cur is the cursor the count was made from, and past the place just after
+	// the last line counted; both set only when a line was read.
+	cur  Cursor
+	past index
+}
+
+// continues reports whether a read from m's cursor may go on after the lines t
+// counted: t counted some, from the same cursor, read as it was then. Where
+// the cursor resumes was found within those lines, so lines appended after
+// them do not move it; a garbled cursor reads as no cursor, and its place is
+// recovered from the offset index, so it is never taken for t's.
+func (t *Tally) continues(m mark) bool {
+	return t != nil && t.past.count > 0 && m.garbled == nil && m.cur == t.cur
+}
+
+// Recount is Unread again, after t: when handle's cursor is the one t counted
+// from and the inbox still holds t's last line where it was (the offset
+// index's check), the lines before it are as they were, so only the lines
+// after it are read and counted and added to t's count; otherwise every line
+// past the cursor is counted, as Unread does. The inbox is read as ReadNew
+// reads it, and the cursor is never written.
+func (f *Filer) Recount(handle string, t Tally) (Tally, error) {
+	b, cur, continued, err := f.read(handle, &t)
+	if err != nil {
+		return Tally{}, err
+	}
+	n := CountUnread(b, handle)
+	if continued {
+		n += t.N
+	}
+	next := Tally{N: n}
+	switch {
+	case len(b.Lines) > 0:
+		next.cur, next.past = cur, index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	case continued:
+		next.cur, next.past = t.cur, t.past
+	}
+	return next, nil
+}

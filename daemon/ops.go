@@ -35,8 +35,8 @@ func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
 	}
 	line := mail.Compose(req, d.cfg.Now())
 	// One line that cannot be encoded would fail its whole batch, so it is
-	// refused here, alone.
-	if _, err := line.Encode(); err != nil {
+	// refused here, alone; the batch's append encodes it.
+	if err := line.Check(); err != nil {
 		return filer.Line{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
 	}
 	return line, nil

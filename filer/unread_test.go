@@ -1,9 +1,11 @@
 package filer
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sotcomm/sotd/home"
 )
@@ -159,4 +161,54 @@ func TestRecount(t *testing.T) {
 	step("a garbled cursor", false)
 	appendLines(line("peer", h, "nine", ""))
 	step("a line after a garbled cursor", false)
+}
+
+// isUnreadByMap is the unread rule as first written, a decode of the whole line
+// into a map: the oracle IsUnread must agree with on every line.
+func isUnreadByMap(line []byte, handle string) bool {
+	if !utf8.Valid(line) || !shallow(line) {
+		return false
+	}
+	var obj map[string]any
+	if json.Unmarshal(line, &obj) != nil || obj == nil {
+		return false
+	}
+	to, ok := obj["to"].(string)
+	if !ok || to != handle {
+		return false
+	}
+	from, ok := obj["from"].(string)
+	return ok && from != handle
+}
+
+// FuzzIsUnread holds IsUnread to the map decode's reading of a line.
+func FuzzIsUnread(f *testing.F) {
+	for _, s := range []string{
+		`{"from":"peer","to":"me","repo":"r","msg":"hi","ts":"t","id":"01J"}`,
+		`{"to":"me","from":"peer","to":"you"}`, `{"to":"you","from":"peer","to":"me"}`,
+		`{"from":"peer","TO":"me"}`, `{"from":"peer","t\u006f":"me"}`, `{"from":"p\"eer","to":"\u006de"}`,
+		`{"from":"peer","to":"me","n":[1,-2.5e3,{"a":[true,false,null]}]}`, `{"from":"peer","to":"me","n":1e400}`,
+		`{"from":"peer","to":"me","n":1e-400}`, `{"from":"peer","to":"\ud800"}`, ` {"from":"peer","to":"me"} `,
+		`{"from":1,"to":"me"}`, `{"from":"peer","to":null}`, `{}`, `null`, `["me"]`, `"me"`, `{"from":"peer","to":"me"`,
+		"{\"from\":\"peer\",\"to\":\"me\",\"msg\":\"\xff\"}", "\ufeff{\"from\":\"peer\",\"to\":\"me\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, want := IsUnread(line, "me"), isUnreadByMap(line, "me"); got != want {
+			t.Fatalf("IsUnread(%q) = %v, the map decode says %v", line, got, want)
+		}
+	})
+}
+
+func BenchmarkIsUnread(b *testing.B) {
+	l, err := line("peer", "me", strings.Repeat("a message of some length ", 8), "01J").Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if !IsUnread(l, "me") {
+			b.Fatal("not unread")
+		}
+	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 
 	"github.com/sotcomm/sotd/filer"
@@ -84,6 +85,14 @@ func (b *batcher) wait() { b.committer.Wait() }
 func (b *batcher) commit(handle string) {
 	defer b.committer.Done()
 	for {
+		if b.maxBatch > 1 {
+			// Requests already runnable reach the queue first: on a busy box
+			// they wait for CPU, not for the disk, and a batch taken without
+			// them pays a whole commit (a registry look, a lock, an fsync) for
+			// a line or two. With nothing else runnable the yield returns at
+			// once.
+			runtime.Gosched()
+		}
 		batch := b.take(handle)
 		if batch == nil {
 			return

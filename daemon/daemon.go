@@ -59,8 +59,8 @@ type Daemon struct {
 	// netSet is closed once Run has set net, so another goroutine (a test, a
 	// status reader) may read it after receiving from it.
 	netSet chan struct{}
-	// filed wakes the wake loop when a line is filed (buffered: one pass covers
-	// every line filed before it runs).
+	// filed wakes the wake loop when a line is filed for a handle a row may act
+	// as (rowMayAct; buffered: one pass covers every line filed before it runs).
 	filed chan struct{}
 
 	view      *webView      // what the status page shows

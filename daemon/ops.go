@@ -35,8 +35,8 @@ func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
 	}
 	line := mail.Compose(req, d.cfg.Now())
 	// One line that cannot be encoded would fail its whole batch, so it is
-	// refused here, alone.
-	if _, err := line.Encode(); err != nil {
+	// refused here, alone; the batch's append encodes it.
+	if err := line.Check(); err != nil {
 		return filer.Line{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
 	}
 	return line, nil
@@ -67,7 +67,9 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 	if err != nil {
 		return res, err
 	}
-	d.filedNow()
+	if d.rowMayAct(doc, handle) {
+		d.filedNow()
+	}
 	return res, nil
 }
 
@@ -85,6 +87,16 @@ type observer struct{}
 func (observer) LockWait(d time.Duration) { metrics.LockWait(d) }
 func (observer) Fsync(d time.Duration)    { metrics.Fsync(d) }
 func (observer) Filed(lines int)          { metrics.Filed(lines) }
+
+// rowMayAct reports whether doc binds handle to a row on this box, the only
+// kind the wake types into (rowsManager.handlesOf): mail for any other handle
+// has no row to wake, so it does not start the wake's pass, which lists the rows
+// and reads the registry. A binding made after doc was read is the wake's at its
+// next tick, as one made just after that pass would be.
+func (d *Daemon) rowMayAct(doc *registry.Doc, handle string) bool {
+	e, ok := doc.Agents[handle]
+	return ok && e.Host == d.cfg.Host && e.WorkspaceID != ""
+}
 
 // filedNow tells the wake loop a line was filed; a pass already due takes it.
 func (d *Daemon) filedNow() {

@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
@@ -112,4 +114,39 @@ func TestWakeRestartCompletesANotice(t *testing.T) {
 	rowstest.WaitFile(t, log, registry.WakeNotice+"\r", 5*time.Second)
 	c2 := r2.dial(t)
 	rowCall[wire.Done](t, c2, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
+}
+
+// listCounting is a rows backend that counts its List calls.
+type listCounting struct {
+	rows.Backend
+	lists atomic.Int64
+}
+
+func (c *listCounting) List() ([]rows.RowInfo, error) {
+	c.lists.Add(1)
+	return c.Backend.List()
+}
+
+// TestWakeSkipsMailNoRowCanTake files line after line to @bob, whom the
+// registry binds to no row, for many of the wake's MailGaps: no filing starts
+// the wake's pass, so the rows are listed only by its ticks and the page's
+// watch.
+func TestWakeSkipsMailNoRowCanTake(t *testing.T) {
+	t.Parallel()
+	b := &listCounting{}
+	r := startRig(t, withRows(func(_ home.Home, _ string, opt rows.Options) rows.Backend {
+		b.Backend = rows.NewPTY(opt)
+		return b
+	}))
+	c := r.dial(t)
+	before, start, lines := b.lists.Load(), time.Now(), 0
+	for ; time.Since(start) < 10*wake.MailGap; lines++ {
+		fileTo(t, c, "bob")
+	}
+	took := time.Since(start)
+	// The ticks in that time, each end counted, and a pass that was due anyway.
+	allowed := 3 + int64(took/wake.Every) + int64(took/watchEvery)
+	if n := b.lists.Load() - before; n > allowed {
+		t.Errorf("the rows were listed %d times while %d lines were filed to a handle no row acts as (in %v), want at most %d: the filings started the wake's passes", n, lines, took.Round(time.Millisecond), allowed)
+	}
 }

@@ -36,11 +36,20 @@ type mailStamp struct{ inbox, cursor fileStamp }
 
 func (m mailStamp) same(o mailStamp) bool { return m.inbox.same(o.inbox) && m.cursor.same(o.cursor) }
 
+// mailCount is a handle's count as last published, and the files as they
+// looked when it was made.
+type mailCount struct {
+	stamp mailStamp
+	tally filer.Tally
+}
+
 // lookMail publishes the unread count of each agent whose inbox or cursor moved
-// since it was last counted (counted holds those stamps). The files are the
+// since it was last counted (counted holds those counts). The files are the
 // only witness: a client on this box appends and polls without the daemon (the
 // protocol's route 1), so the daemon's own filings are a part of what moves them.
-func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailStamp) {
+// A count goes on from the last one (filer.Recount), so an inbox that only grew
+// costs the reading of what it grew by.
+func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailCount) {
 	hs := d.view.handles()
 	listed := make(map[string]bool, len(hs))
 	for _, h := range hs {
@@ -53,17 +62,22 @@ func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailStamp) {
 	}
 	for _, h := range hs {
 		now, ok := d.mailStampOf(h)
-		if old, seen := counted[h]; !ok || seen && old.same(now) {
+		old, seen := counted[h]
+		if !ok || seen && old.stamp.same(now) {
 			continue
 		}
-		if now.inbox.absent() {
+		var t filer.Tally
+		if !now.inbox.absent() {
 			// Reading an inbox that does not exist would leave a lock file
 			// behind for a handle that was never mailed.
-			d.view.setUnread(h, 0)
-		} else if !d.countUnread(f, h) {
-			continue // counted again at the next look
+			var err error
+			if t, err = f.Recount(h, old.tally); err != nil {
+				d.log.Debug("the page's unread count was not updated", "handle", h, "err", err)
+				continue // counted again at the next look; the page is a view and the inbox the truth
+			}
 		}
-		counted[h] = now
+		d.view.setUnread(h, t.N)
+		counted[h] = mailCount{now, t}
 	}
 }
 
@@ -77,17 +91,4 @@ func (d *Daemon) mailStampOf(handle string) (mailStamp, bool) {
 		return mailStamp{}, false
 	}
 	return mailStamp{stampOf(inbox), stampOf(cursor)}, true
-}
-
-// countUnread publishes handle's unread count and reports whether it could be
-// read; one that cannot is left as it was, as the page is a view and the inbox
-// the truth.
-func (d *Daemon) countUnread(f *filer.Filer, handle string) bool {
-	n, err := f.Unread(handle)
-	if err != nil {
-		d.log.Debug("the page's unread count was not updated", "handle", handle, "err", err)
-		return false
-	}
-	d.view.setUnread(handle, n)
-	return true
 }

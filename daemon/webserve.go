@@ -51,7 +51,7 @@ func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	var seen fileStamp
-	counted := map[string]mailStamp{}
+	counted := map[string]mailCount{}
 	for {
 		d.lookRows()
 		seen = d.lookRegistry(seen)

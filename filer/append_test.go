@@ -9,6 +9,7 @@ import (
 	"github.com/sotcomm/sotd/home"
 )
 
+// Encode files the protocol's frame; Check refuses exactly what Encode refuses.
 func TestEncode(t *testing.T) {
 	tests := []struct {
 		name string
@@ -27,6 +28,9 @@ func TestEncode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.l.Check(); (err != nil) != (tt.bad != "") || err != nil && !strings.Contains(err.Error(), tt.bad) {
+				t.Errorf("Check = %v, want it to refuse what Encode refuses (%q)", err, tt.bad)
+			}
 			got, err := tt.l.Encode()
 			if tt.bad != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.bad) {

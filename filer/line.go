@@ -24,16 +24,25 @@ type Line struct {
 	Fresh bool `json:"-"`
 }
 
-// Encode is the line as filed: one JSON object and a newline. It refuses text that
-// is not valid UTF-8, which JSON would silently turn into U+FFFD and so file a
-// message other than the one sent.
-func (l Line) Encode() ([]byte, error) {
+// Check is Encode's refusal without the encoding: text that is not valid UTF-8,
+// which JSON would silently turn into U+FFFD and so file a message other than
+// the one sent. A line it passes always encodes.
+func (l Line) Check() error {
 	for _, f := range [...]struct{ name, v string }{
 		{"from", l.From}, {"to", l.To}, {"repo", l.Repo}, {"msg", l.Msg}, {"ts", l.TS}, {"id", l.ID},
 	} {
 		if !utf8.ValidString(f.v) {
-			return nil, fmt.Errorf("the %s text is not valid UTF-8; send it as UTF-8 text", f.name)
+			return fmt.Errorf("the %s text is not valid UTF-8; send it as UTF-8 text", f.name)
 		}
+	}
+	return nil
+}
+
+// Encode is the line as filed: one JSON object and a newline. It refuses what
+// Check refuses.
+func (l Line) Encode() ([]byte, error) {
+	if err := l.Check(); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -71,13 +71,25 @@ func (f *Filer) mark(p inboxPaths) (mark, error) {
 // by the hashed cursor. It never writes the cursor: Commit does, once the batch is
 // shown.
 func (f *Filer) ReadNew(handle string) (Batch, error) {
+	b, _, _, err := f.read(handle, nil)
+	return b, err
+}
+
+// read is ReadNew, or, given a tally whose cursor is still the inbox's, the
+// lines after the last one the tally counted, when the inbox still holds that
+// line where it was (continued). cur is the cursor read from.
+func (f *Filer) read(handle string, t *Tally) (b Batch, cur Cursor, continued bool, err error) {
 	p, err := f.paths(handle)
 	if err != nil {
-		return Batch{}, err
+		return Batch{}, Cursor{}, false, err
 	}
 	m, err := f.mark(p)
 	if err != nil {
-		return Batch{}, err
+		return Batch{}, Cursor{}, false, err
+	}
+	var past *index
+	if t.continues(m) {
+		past = &t.past
 	}
 
 	var fault string
@@ -85,16 +97,16 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 	if err != nil {
 		var held *lockHeldError
 		if errors.As(err, &held) {
-			return Batch{}, err
+			return Batch{}, Cursor{}, false, err
 		}
 		fault = err.Error() + "; the inbox was read without it"
 	}
-	b, fresh, err := readInbox(f.Home, p.inbox, handle, m)
+	b, fresh, continued, err := readInbox(f.Home, p.inbox, handle, m, past)
 	if lk.fl != nil {
 		lk.release()
 	}
 	if err != nil {
-		return Batch{}, err
+		return Batch{}, Cursor{}, false, err
 	}
 	b.Fault = fault
 	if fresh != nil {
@@ -102,7 +114,7 @@ func (f *Filer) ReadNew(handle string) (Batch, error) {
 			f.log().Warn("read offset index not kept", "handle", handle, "err", err)
 		}
 	}
-	return b, nil
+	return b, m.cur, continued, nil
 }
 
 // Commit writes the cursor past b's last line, from the bytes read (never from the
@@ -132,10 +144,11 @@ func (f *Filer) Commit(handle string, b Batch) error {
 	return nil
 }
 
-// readInbox finds where m resumes and reads every complete line after it. fresh
+// readInbox finds where m resumes and reads every complete line after it, or
+// after past instead when past is set and the inbox holds it (continued). fresh
 // is an offset index to keep when the read had to count lines to agree with the
 // cursor.
-func readInbox(h home.Home, path, handle string, m mark) (b Batch, fresh *index, err error) {
+func readInbox(h home.Home, path, handle string, m mark, past *index) (b Batch, fresh *index, continued bool, err error) {
 	var r io.ReaderAt = emptyFile{}
 	var size int64
 	// A folder opens too, and seeking its end answers a size no read can fill;
@@ -144,33 +157,41 @@ func readInbox(h home.Home, path, handle string, m mark) (b Batch, fresh *index,
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, home.ErrNotRegular):
-		return Batch{}, nil, fmt.Errorf("%w; nothing was read", err)
+		return Batch{}, nil, false, fmt.Errorf("%w; nothing was read", err)
 	case err != nil:
-		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
+		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
 	default:
 		defer inbox.Close()
 		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
-			return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
+			return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
 		}
 		r = inbox
 	}
 	var at place
 	var notes []string
 	var recovered *index
-	if m.garbled != nil {
+	if past != nil {
+		if continued, err = past.holds(r, size); err != nil {
+			return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+		}
+	}
+	switch {
+	case continued:
+		at = place{past.count, past.off}
+	case m.garbled != nil:
 		at, recovered, notes, err = recoverPlace(r, size, m)
-	} else {
+	default:
 		at, fresh, notes, err = resume(r, size, m.cur, m.ix, m.haveIx, handle)
 	}
 	if err != nil {
-		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
 	}
 	rest := make([]byte, size-at.off)
 	if _, err := r.ReadAt(rest, at.off); err != nil && !errors.Is(err, io.EOF) {
-		return Batch{}, nil, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
 	}
 	lines, used := splitLines(rest)
-	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used), recovered: recovered}, fresh, nil
+	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used), recovered: recovered}, fresh, continued, nil
 }
 
 // place is a position in the inbox: count lines lie before byte off.

@@ -26,7 +26,7 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, _, err := readInbox(f.Home, p.inbox, handle, m)
+	b, _, _, err := readInbox(f.Home, p.inbox, handle, m, nil)
 	if err != nil {
 		return nil, err
 	}

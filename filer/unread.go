@@ -1,7 +1,10 @@
 package filer
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -14,22 +17,135 @@ const maxDepth = 127
 // copy (to ""), another handle's line, one from handle itself, and any line that is
 // not strict JSON (invalid UTF-8, a byte-order mark, a number out of range, nesting
 // past 127) is shown at the next poll but never counted.
+//
+// It reads what a decode into map[string]any would keep of to and from (the last
+// of a repeated key, escapes undone) and refuses what that decode refuses, a
+// number that does not fit a float64 anywhere in the line included, without
+// building the map: every filed line is counted once by the status page.
 func IsUnread(line []byte, handle string) bool {
-	if !utf8.Valid(line) || !shallow(line) {
+	if !utf8.Valid(line) || !shallow(line) || !json.Valid(line) {
 		return false
 	}
-	// Decoding every value, not only to and from, refuses a number out of range
-	// anywhere in the line, as a strict reader does.
-	var obj map[string]any
-	if json.Unmarshal(line, &obj) != nil || obj == nil {
-		return false
+	to, from, ok := addressOf(line)
+	return ok && to.isString && string(to.s) == handle && from.isString && string(from.s) != handle
+}
+
+// member is an object member's value as IsUnread reads it.
+type member struct {
+	isString bool
+	s        []byte
+}
+
+// addressOf reads the top-level to and from members of valid, a line json.Valid
+// passed; ok is false when it is not an object or holds a number out of range.
+func addressOf(valid []byte) (to, from member, ok bool) {
+	s := jsonScan{b: valid}
+	if s.space(); s.peek() != '{' {
+		return member{}, member{}, false
 	}
-	to, ok := obj["to"].(string)
-	if !ok || to != handle {
-		return false
+	s.i++
+	for {
+		if s.space(); s.peek() == '}' {
+			return to, from, true
+		}
+		key := unquote(s.str())
+		s.space()
+		s.i++ // the colon
+		s.space()
+		raw, fits := s.value()
+		if !fits {
+			return member{}, member{}, false
+		}
+		var m member
+		if raw[0] == '"' {
+			m = member{isString: true, s: unquote(raw)}
+		}
+		switch string(key) {
+		case "to":
+			to = m
+		case "from":
+			from = m
+		}
+		if s.space(); s.peek() == ',' {
+			s.i++
+		}
 	}
-	from, ok := obj["from"].(string)
-	return ok && from != handle
+}
+
+// unquote is a JSON string token's text, as encoding/json reads it.
+func unquote(tok []byte) []byte {
+	if bytes.IndexByte(tok, '\\') < 0 {
+		return tok[1 : len(tok)-1]
+	}
+	var s string
+	json.Unmarshal(tok, &s) // the token is valid: json.Valid passed its line
+	return []byte(s)
+}
+
+// jsonScan walks text that json.Valid passed, so it checks nothing but numbers.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScan) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *jsonScan) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// str is the string token at i, quotes included.
+func (s *jsonScan) str() []byte {
+	start := s.i
+	for s.i++; s.b[s.i] != '"'; s.i++ {
+		if s.b[s.i] == '\\' {
+			s.i++
+		}
+	}
+	s.i++
+	return s.b[start:s.i]
+}
+
+// value is the value token at i, and whether every number in it fits a
+// float64, as a decode into any requires.
+func (s *jsonScan) value() (raw []byte, fits bool) {
+	start, depth := s.i, 0
+	for {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.str()
+		case c == '{' || c == '[':
+			depth++
+			s.i++
+		case c == '}' || c == ']':
+			depth--
+			s.i++
+		case c == '-' || '0' <= c && c <= '9':
+			n := s.i
+			for s.i < len(s.b) && strings.IndexByte("+-.eE0123456789", s.b[s.i]) >= 0 {
+				s.i++
+			}
+			if _, err := strconv.ParseFloat(string(s.b[n:s.i]), 64); err != nil {
+				return nil, false
+			}
+		case c == 't' || c == 'f' || c == 'n':
+			for s.i < len(s.b) && 'a' <= s.b[s.i] && s.b[s.i] <= 'z' {
+				s.i++
+			}
+		default: // a blank, a colon or a comma inside an object or array
+			s.i++
+		}
+		if depth == 0 {
+			return s.b[start:s.i], true
+		}
+	}
 }
 
 // shallow reports whether JSON text nests objects and arrays no deeper than maxDepth.
@@ -79,4 +195,49 @@ func (f *Filer) Unread(handle string) (int, error) {
 		return 0, err
 	}
 	return CountUnread(b, handle), nil
+}
+
+// Tally is Unread's count kept from one count to the next, so that counting
+// again after lines were appended reads only those lines (Recount). The zero
+// Tally has counted nothing.
+type Tally struct {
+	N int // handle's unread lines past its cursor, at the last count
+	// cur is the cursor the count was made from, and past the place just after
+	// the last line counted; both set only when a line was read.
+	cur  Cursor
+	past index
+}
+
+// continues reports whether a read from m's cursor may go on after the lines t
+// counted: t counted some, from the same cursor, read as it was then. Where
+// the cursor resumes was found within those lines, so lines appended after
+// them do not move it; a garbled cursor reads as no cursor, and its place is
+// recovered from the offset index, so it is never taken for t's.
+func (t *Tally) continues(m mark) bool {
+	return t != nil && t.past.count > 0 && m.garbled == nil && m.cur == t.cur
+}
+
+// Recount is Unread again, after t: when handle's cursor is the one t counted
+// from and the inbox still holds t's last line where it was (the offset
+// index's check), the lines before it are as they were, so only the lines
+// after it are read and counted and added to t's count; otherwise every line
+// past the cursor is counted, as Unread does. The inbox is read as ReadNew
+// reads it, and the cursor is never written.
+func (f *Filer) Recount(handle string, t Tally) (Tally, error) {
+	b, cur, continued, err := f.read(handle, &t)
+	if err != nil {
+		return Tally{}, err
+	}
+	n := CountUnread(b, handle)
+	if continued {
+		n += t.N
+	}
+	next := Tally{N: n}
+	switch {
+	case len(b.Lines) > 0:
+		next.cur, next.past = cur, index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	case continued:
+		next.cur, next.past = t.cur, t.past
+	}
+	return next, nil
 }

@@ -22,6 +22,9 @@ const (
 	// EchoWait is how soon after typing the notice the loop looks for it in
 	// the box, to send Enter; Claude Code draws a typed line within a frame.
 	EchoWait = 100 * time.Millisecond
+	// MailGap is the least time between a pass and the next one Filed starts:
+	// a burst of filings is looked at once per MailGap, not once per filing.
+	MailGap = EchoWait
 	// EchoFor is how long a typed notice may take to show in the box: a box
 	// found empty after that means the line went (or a person cleared it), so
 	// no Enter is owed any more.
@@ -60,8 +63,9 @@ type Loop struct {
 	Ticker  func(d time.Duration) (<-chan time.Time, func()) // a time.Ticker
 	After   func(d time.Duration) <-chan time.Time           // time.After
 	Log     *slog.Logger                                     // slog.Default()
-	// Filed, when set, wakes the loop for a pass at once: its owner sends on it
-	// when a line is filed, so a notice does not wait up to a tick to start.
+	// Filed, when set, wakes the loop for a pass: its owner sends on it when a
+	// line is filed for a handle a row may act as, so a notice does not wait up
+	// to a tick to start (see Run).
 	Filed <-chan struct{}
 
 	st *state // made at the first Run and kept across restarts of Run
@@ -96,6 +100,10 @@ type Loop struct {
 // and sends Enter alone where the box holds exactly the notice, whether or not
 // its mail is unread: an earlier daemon typed it and did not send it.
 //
+// A filing (Filed) starts a pass at once, or MailGap after the pass before
+// it, whichever is later, so a burst of filings costs one look at the rows per
+// MailGap.
+//
 // Every write respects the stop_at rule; Escape is never sent; the message
 // itself is never typed. All writes come from Run's goroutine, so writes to a
 // row are serialized.
@@ -110,12 +118,35 @@ func (l *Loop) Run(ctx context.Context) error {
 		if d := l.step(); d > 0 {
 			soon = l.after(d)
 		}
+		if !l.sleep(ctx, ticks, soon) {
+			return nil
+		}
+	}
+}
+
+// sleep waits until the next pass is due, by the tick, a row's own look
+// (soon) or a filing; false when ctx ends first.
+func (l *Loop) sleep(ctx context.Context, ticks, soon <-chan time.Time) bool {
+	var gap <-chan time.Time // a filing's pass, waiting out MailGap
+	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return false
 		case <-ticks:
+			return true
 		case <-soon:
+			return true
+		case <-gap:
+			return true
 		case <-l.Filed:
+			if gap != nil {
+				continue
+			}
+			if wait := l.st.passed.Add(MailGap).Sub(l.now()); wait > 0 {
+				gap = l.after(wait)
+				continue
+			}
+			return true
 		}
 	}
 }

@@ -52,8 +52,9 @@ func (f *fakeRow) screen() *screen.Screen {
 
 // fakeRows is the daemon's rows; it is safe for the Run test's goroutine.
 type fakeRows struct {
-	mu   sync.Mutex
-	rows []*fakeRow
+	mu    sync.Mutex
+	rows  []*fakeRow
+	lists int // passes that listed the rows
 }
 
 func (r *fakeRows) add(f *fakeRow) *fakeRow {
@@ -66,6 +67,7 @@ func (r *fakeRows) add(f *fakeRow) *fakeRow {
 func (r *fakeRows) List() []Row {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.lists++
 	out := make([]Row, len(r.rows))
 	for i, f := range r.rows {
 		out[i] = f.row

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -466,5 +468,72 @@ func TestRun(t *testing.T) {
 	}
 	if got := wrote(); got != want {
 		t.Errorf("wrote %q, want the restart Enter, then the notice and its Enter", got)
+	}
+}
+
+// Run with filings: one right after a pass waits out MailGap, a burst within
+// that gap starts only the one pass, and one after a quiet MailGap starts its
+// pass at once.
+func TestRunFiled(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := newRig(t, claudeRow("ws-a", "alice"))
+	filed := make(chan struct{}, 1)
+	r.loop.Filed = filed
+	r.loop.Ticker = func(time.Duration) (<-chan time.Time, func()) { return nil, func() {} }
+	gap := make(chan time.Time)
+	var mu sync.Mutex
+	var waits []time.Duration
+	r.loop.After = func(d time.Duration) <-chan time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return gap
+	}
+	lists := func() int {
+		r.rows.mu.Lock()
+		defer r.rows.mu.Unlock()
+		return r.rows.lists
+	}
+	waited := func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(waits)
+	}
+	file := func() {
+		select {
+		case filed <- struct{}{}:
+		default:
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.loop.Run(ctx) }()
+	testutil.Eventually(t, 5*time.Second, "the first pass", func() bool { return lists() == 2 }) // the restart look's list, then the pass's
+
+	file()
+	testutil.Eventually(t, 5*time.Second, "the wait for MailGap", func() bool { return len(waited()) == 1 })
+	if got := waited(); got[0] != MailGap {
+		t.Errorf("a filing right after a pass waited %v, want MailGap %v", got[0], MailGap)
+	}
+	for range 20 {
+		file()
+		// Each taken before the next, so that none is left for after the pass.
+		testutil.Eventually(t, 5*time.Second, "the filing taken", func() bool { return len(filed) == 0 })
+	}
+	if n := lists(); n != 2 {
+		t.Errorf("the rows were listed %d times before the gap ended, want 2: a filing in the gap started a pass", n)
+	}
+	gap <- r.clk.Now()
+	testutil.Eventually(t, 5*time.Second, "the burst's one pass", func() bool { return lists() == 3 })
+
+	r.clk.Add(MailGap)
+	file()
+	testutil.Eventually(t, 5*time.Second, "the pass a filing starts at once", func() bool { return lists() == 4 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v, want nil at the end of its context", err)
+	}
+	if n, w := lists(), waited(); n != 4 || len(w) != 1 {
+		t.Errorf("the rows were listed %d times and %d gaps waited, want 4 and 1", n, len(w))
 	}
 }

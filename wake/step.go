@@ -17,6 +17,7 @@ type state struct {
 	owed    map[string]owed   // by row id: an Enter the row may be owed
 	looks   map[string]look   // by row id: the region seen on unbroken looks
 	warned  map[string]string // by fault: the warning last logged for it
+	passed  time.Time         // when the last pass began
 }
 
 type notice struct {
@@ -56,6 +57,7 @@ func (l *Loop) start() {
 // look (0: the next tick will do).
 func (l *Loop) step() time.Duration {
 	now := l.now()
+	l.st.passed = now
 	rows := l.Rows.List()
 	listed := make(map[string]bool, len(rows))
 	var soon time.Duration

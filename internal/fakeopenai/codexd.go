@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // StopCodexDaemons ends the shared app-server and its updater that a codex
@@ -27,7 +26,13 @@ func StopCodexDaemons(codexHome string) error {
 			errs = append(errs, fmt.Errorf("Codex's %s reads %q: no pid to stop", name, b))
 			continue
 		}
-		if err := syscall.Kill(rec.Pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		// os.Process.Kill rather than syscall.Kill, so the package builds on
+		// every GOOS the module is cross-built for.
+		p, err := os.FindProcess(rec.Pid)
+		if err == nil {
+			err = p.Kill()
+		}
+		if err != nil && !errors.Is(err, os.ErrProcessDone) {
 			errs = append(errs, fmt.Errorf("stop Codex's %s process %d: %w", name, rec.Pid, err))
 		}
 	}

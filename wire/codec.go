@@ -65,14 +65,11 @@ func (r *Reader) Read() (Envelope, error) {
 func Decode(line []byte) (Envelope, error) {
 	var e Envelope
 	line = bytes.TrimRight(line, "\r")
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&e); err != nil {
-		return Envelope{}, fmt.Errorf("%w: %v", ErrFrame, err)
-	}
-	// Decoder.More is false before a stray ']' or '}', so the rest is checked
-	// whole: a frame is one object and nothing but JSON's blanks after it.
-	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	// Unmarshal takes one JSON value and nothing but blanks after it, as a
+	// frame is; a frame it refuses is read again by a Decoder, whose words say
+	// what was wrong.
+	if json.Unmarshal(line, &e) != nil {
+		return Envelope{}, badFrame(line)
 	}
 	if err := checkText(line, "the frame"); err != nil {
 		return Envelope{}, err
@@ -89,6 +86,21 @@ func Decode(line []byte) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: the frame names no op", ErrFrame)
 	}
 	return e, nil
+}
+
+// badFrame says what is wrong with line, a frame that Unmarshal refused.
+func badFrame(line []byte) error {
+	var e Envelope
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&e); err != nil {
+		return fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	// Decoder.More is false before a stray ']' or '}', so the rest is checked
+	// whole: a frame is one object and nothing but JSON's blanks after it.
+	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	}
+	return fmt.Errorf("%w: the frame is not one JSON object", ErrFrame)
 }
 
 // DecodePayload parses a payload into v. The payload must be a JSON object; fields
@@ -143,21 +155,28 @@ func (w *Writer) Write(id uint64, kind, op string, p any) error {
 
 // EncodeFrame is one envelope's bytes, newline included, refused when over MaxFrame.
 func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
-	var raw json.RawMessage
+	env := Envelope{V: Version, ID: id, Kind: kind, Op: op}
+	var payload []byte // p as json.Marshal made it
 	switch p := p.(type) {
 	case nil:
 	case json.RawMessage:
-		raw = p
+		env.Payload = p // the caller's bytes: the envelope's Marshal checks and compacts them
 	default:
 		b, err := json.Marshal(p)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s payload: %w", op, err)
 		}
-		raw = b
+		payload = b
 	}
-	b, err := json.Marshal(Envelope{V: Version, ID: id, Kind: kind, Op: op, Payload: raw})
+	b, err := json.Marshal(env)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s frame: %w", op, err)
+	}
+	if payload != nil {
+		// json.Marshal's output is already compact, valid JSON, which the
+		// envelope's Marshal would only scan and copy again: it goes in as its
+		// last field, as Marshal would put it.
+		b = append(append(append(b[:len(b)-1], `,"payload":`...), payload...), '}')
 	}
 	if len(b)+1 > MaxFrame {
 		return nil, fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -78,6 +79,41 @@ func TestWriterRoundTripAndCap(t *testing.T) {
 	}
 	if err := w.Write(8, KindReq, OpCommFile, CommFile{Text: strings.Repeat("x", MaxFrame)}); err == nil {
 		t.Fatal("Write sent a frame over the cap")
+	}
+}
+
+// EncodeFrame puts a payload it marshalled in as it is, not through the
+// envelope's Marshal again: the bytes must be the ones that Marshal makes.
+func TestEncodeFrameIsTheEnvelopesMarshal(t *testing.T) {
+	for _, p := range []any{
+		CommFile{From: "a", To: "b", Text: "<x> & \"y\"\n\u2028 é \x01", ID: "ID-1"},
+		CommFileBatch{Requests: []json.RawMessage{json.RawMessage(`{"to":"b"}`), json.RawMessage(` { "to" : "<c>" } `)}},
+		map[string]any(nil),
+		[]int{},
+		json.RawMessage(" {\n \"a\" : \"<b>\" }\n"),
+		nil,
+	} {
+		got, err := EncodeFrame(9, KindRes, OpCommFile, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := Envelope{V: Version, ID: 9, Kind: KindRes, Op: OpCommFile}
+		switch p := p.(type) {
+		case nil:
+		case json.RawMessage:
+			env.Payload = p
+		default:
+			if env.Payload, err = json.Marshal(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want = append(want, '\n'); !bytes.Equal(got, want) {
+			t.Errorf("EncodeFrame(%#v) =\n%s want\n%s", p, got, want)
+		}
 	}
 }
 

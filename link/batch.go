@@ -161,23 +161,31 @@ func (c *Conn) sendBatch(batch []*queued) {
 			latest = d
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if bounded {
 		ctx, cancel = context.WithDeadline(context.Background(), latest.Add(batchGrace))
+	} else {
+		ctx, cancel = context.WithCancel(context.Background())
 	}
 	defer cancel()
 	var left atomic.Int64
 	left.Store(int64(len(batch)))
-	for _, q := range batch {
-		stop := context.AfterFunc(q.ctx, func() {
+	stops := make([]func() bool, len(batch))
+	for i, q := range batch {
+		stops[i] = context.AfterFunc(q.ctx, func() {
 			if left.Add(-1) == 0 {
 				cancel()
 			}
 		})
-		defer stop()
 	}
 	var res wire.CommFiledBatch
 	err := c.Call(ctx, wire.OpCommFileBatch, batchOf{Requests: reqs}, &res)
+	// Stopped before any caller has its answer, and so ends its ctx: each
+	// would otherwise run its func, in a goroutine of its own, for nothing.
+	for _, stop := range stops {
+		stop()
+	}
 	if r, ok := wire.RefusalOf(err); ok && r.Code == wire.CodeUnknownOp {
 		c.log.Info("the peer does not take comm.file.batch; each request goes alone from now on")
 		c.filing.mu.Lock()

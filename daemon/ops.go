@@ -22,11 +22,10 @@ import (
 // link's: it bounds what routing sends on, and ends when the caller gives up.
 // reg is the registry as read after the request arrived (routeRegistry).
 func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile, reg registryLook) (wire.CommFiled, error) {
-	line, err := d.lineOf(req)
-	if err != nil {
-		return wire.CommFiled{}, err
+	if err := mail.CheckRequest(req); err != nil {
+		return wire.CommFiled{}, d.refused(req, err)
 	}
-	return d.route(ctx, b, req, line, reg)
+	return d.route(ctx, b, req, reg)
 }
 
 // lineOf is the line req files, or its refusal, logged.

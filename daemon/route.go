@@ -29,7 +29,7 @@ const forwardGrace = 500 * time.Millisecond
 // it reaches the batcher: a batch commit only to learn that would queue it
 // behind the inbox's other lines. reg is the registry as read for this request,
 // after it arrived (a link's batch reads it once for all its requests).
-func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line filer.Line, reg registryLook) (wire.CommFiled, error) {
+func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, reg registryLook) (wire.CommFiled, error) {
 	n := d.net
 	hop, own := route.Standalone, true
 	var onward func(error) (wire.CommFiled, error)
@@ -51,9 +51,15 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line 
 	if hop == route.Guest && listed {
 		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
 	}
+	// The line is made only where it is filed: a hop that sends it on sends
+	// the request, and the box that files it stamps it.
 	here := func() (wire.CommFiled, error) {
 		if !listed {
 			return wire.CommFiled{}, wire.NoBoxKnows(req.To, nil)
+		}
+		line, err := d.lineOf(req)
+		if err != nil {
+			return wire.CommFiled{}, err
 		}
 		return fileHere(b, req, line)
 	}

@@ -28,6 +28,7 @@ type regCache struct {
 	next    *regLook // the look that starts when running ends, for the reads asked meanwhile
 
 	// Touched only by the look that runs.
+	path  string      // the registry's
 	file  os.FileInfo // the registry that doc was parsed from; nil when none
 	doc   *registry.Doc
 	looks int // looks made, for tests
@@ -85,6 +86,9 @@ func (c *regCache) run(l *regLook) {
 // parse is the registry as it is now: the kept parse while it is the same file.
 func (c *regCache) parse() (*registry.Doc, error) {
 	c.looks++
+	if c.path == "" {
+		c.path = c.h.Registry()
+	}
 	// The look comes before the read: a registry replaced between the two is
 	// kept with the older look's attributes, so the next batch reads it again.
 	file := c.look()
@@ -100,16 +104,18 @@ func (c *regCache) parse() (*registry.Doc, error) {
 	return doc, nil
 }
 
-// look is the registry's attributes, read on a descriptor opened for it; nil
-// when it cannot be opened or examined.
+// look is the registry's attributes, read on a descriptor opened for it as
+// home.OpenFile opens one, never through a symlink, with the one fstat that
+// both says it is a regular file and gives them; nil when it cannot be opened
+// or is none (registry.Read then says why).
 func (c *regCache) look() os.FileInfo {
-	f, err := c.h.OpenFile(c.h.Registry(), os.O_RDONLY, 0)
+	f, err := os.OpenFile(c.path, os.O_RDONLY|home.NoFollow, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	return fi

@@ -16,76 +16,18 @@ import (
 // at an open; a bare stat may answer from its cache) and reads only its
 // attributes. Any failure drops the kept parse and reads as registry.Read does.
 // The Doc it answers is shared between batches and never changed.
-//
-// Reads made while a look runs share the one look that starts after it ends:
-// each read is answered by a look that began after the read was asked for, and a
-// burst of reads makes two looks, not one each.
 type regCache struct {
 	h home.Home
 
-	mu      sync.Mutex
-	running *regLook // the look under way; nil when none is
-	next    *regLook // the look that starts when running ends, for the reads asked meanwhile
-
-	// Touched only by the look that runs.
-	path  string      // the registry's
-	file  os.FileInfo // the registry that doc was parsed from; nil when none
-	doc   *registry.Doc
-	looks int // looks made, for tests
-}
-
-// regLook is one look at the registry and what it answered.
-type regLook struct {
-	done chan struct{} // closed when doc and err are set
+	mu   sync.Mutex
+	path string      // the registry's
+	file os.FileInfo // the registry that doc was parsed from; nil when none
 	doc  *registry.Doc
-	err  error
 }
 
 func (c *regCache) read() (*registry.Doc, error) {
 	c.mu.Lock()
-	if c.running == nil {
-		l := &regLook{done: make(chan struct{})}
-		c.running = l
-		c.mu.Unlock()
-		c.run(l)
-		return l.doc, l.err
-	}
-	// The look under way may have begun before this read was asked for: the
-	// next one answers it, run by the first read that waits for it.
-	l, lead := c.next, c.next == nil
-	if lead {
-		l = &regLook{done: make(chan struct{})}
-		c.next = l
-	}
-	before := c.running
-	c.mu.Unlock()
-	if !lead {
-		<-l.done
-		return l.doc, l.err
-	}
-	<-before.done
-	c.mu.Lock()
-	c.running, c.next = l, nil
-	c.mu.Unlock()
-	c.run(l)
-	return l.doc, l.err
-}
-
-// run makes look l, the running one, and hands on: to the next look's reads
-// when any wait, else to the next read.
-func (c *regCache) run(l *regLook) {
-	l.doc, l.err = c.parse()
-	c.mu.Lock()
-	if c.next == nil {
-		c.running = nil
-	}
-	c.mu.Unlock()
-	close(l.done)
-}
-
-// parse is the registry as it is now: the kept parse while it is the same file.
-func (c *regCache) parse() (*registry.Doc, error) {
-	c.looks++
+	defer c.mu.Unlock()
 	if c.path == "" {
 		c.path = c.h.Registry()
 	}

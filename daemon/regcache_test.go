@@ -2,10 +2,7 @@ package daemon
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sotcomm/sotd/home"
@@ -42,51 +39,6 @@ func TestRegCacheParsesAgainOnlyAfterAChange(t *testing.T) {
 	}
 	if doc, err := c.read(); err == nil {
 		t.Fatalf("a removed registry read as %v", doc)
-	}
-}
-
-// Reads made at once share looks, and none is answered by a look that began
-// before it was asked for: a writer that reads right after its write sees it,
-// whatever the other readers are doing.
-func TestRegCacheSharesLooksButNeverAnOlderOne(t *testing.T) {
-	h := newHome(t)
-	c := &regCache{h: h}
-	ls := registry.Stamp(testNow)
-	const readers, rounds = 32, 40
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var reads atomic.Int64
-	for range readers {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := c.read(); err != nil {
-					t.Error(err)
-					return
-				}
-				reads.Add(1)
-			}
-		})
-	}
-	for i := range rounds {
-		handle := fmt.Sprintf("h%02d", i)
-		writeRegistry(t, h, map[string]string{"alice": ls, handle: ls})
-		doc, err := c.read()
-		reads.Add(1)
-		if err != nil || doc.Agents[handle] == nil {
-			close(stop)
-			wg.Wait()
-			t.Fatalf("a read right after the write that joined %s answered %v, %v; want a parse that lists it", handle, doc, err)
-		}
-	}
-	close(stop)
-	wg.Wait()
-	if n := int64(c.looks); n >= reads.Load() {
-		t.Fatalf("%d reads at once made %d looks; want them to share", reads.Load(), n)
 	}
 }
 

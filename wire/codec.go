@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 )
 
@@ -63,12 +64,12 @@ func (r *Reader) Read() (Envelope, error) {
 // version and kind. Every path a frame comes by (the socket, a link's streams,
 // WebSocket) reads it here, so no op ever sees what it refuses.
 func Decode(line []byte) (Envelope, error) {
-	var e Envelope
 	line = bytes.TrimRight(line, "\r")
 	// Unmarshal takes one JSON value and nothing but blanks after it, as a
 	// frame is; a frame it refuses is read again by a Decoder, whose words say
 	// what was wrong.
-	if json.Unmarshal(line, &e) != nil {
+	e, plain := decodePlain(line)
+	if !plain && json.Unmarshal(line, &e) != nil {
 		return Envelope{}, badFrame(line)
 	}
 	if err := checkText(line, "the frame"); err != nil {
@@ -86,6 +87,82 @@ func Decode(line []byte) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: the frame names no op", ErrFrame)
 	}
 	return e, nil
+}
+
+// decodePlain reads line when it is an envelope as EncodeFrame writes one, the
+// way nearly every frame comes: no blanks, its keys in lower case and in their
+// order, whole numbers, a kind and an op of plain characters, and the payload,
+// valid JSON, last. It reads what Unmarshal would, without Unmarshal's
+// reflection; plain is false for any other line, which Unmarshal reads.
+func decodePlain(line []byte) (e Envelope, plain bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"v":`))
+	var v uint64
+	if v, rest, ok = plainUint(rest, ok); !ok || v > math.MaxInt {
+		return Envelope{}, false
+	}
+	e.V = int(v)
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"id":`))
+	if e.ID, rest, ok = plainUint(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"kind":`))
+	if e.Kind, rest, ok = plainString(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"op":`))
+	if e.Op, rest, ok = plainString(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	if len(rest) == 1 && rest[0] == '}' {
+		return e, true
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"payload":`))
+	payload, last := bytes.CutSuffix(rest, []byte("}"))
+	// Unmarshal keeps a payload without the blanks around it.
+	if !ok || !last || len(payload) == 0 || blank(payload[0]) || blank(payload[len(payload)-1]) || !json.Valid(payload) {
+		return Envelope{}, false
+	}
+	e.Payload = append(json.RawMessage(nil), payload...)
+	return e, true
+}
+
+// blank says whether c is one of JSON's blanks.
+func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// plainUint reads the whole number b starts with, when ok: digits, no
+// leading zero, within a uint64.
+func plainUint(b []byte, ok bool) (uint64, []byte, bool) {
+	n, v := 0, uint64(0)
+	for ; ok && n < len(b) && '0' <= b[n] && b[n] <= '9'; n++ {
+		d := uint64(b[n] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, nil, false
+		}
+		v = v*10 + d
+	}
+	if n == 0 || n > 1 && b[0] == '0' {
+		return 0, nil, false
+	}
+	return v, b[n:], true
+}
+
+// plainString reads the JSON string b starts with, when ok and it holds only
+// lower-case letters, digits, '.', '_' and '-' (what a kind and an op are
+// made of), so it needs no unescaping.
+func plainString(b []byte, ok bool) (string, []byte, bool) {
+	if !ok || len(b) == 0 || b[0] != '"' {
+		return "", nil, false
+	}
+	for n := 1; n < len(b); n++ {
+		switch c := b[n]; {
+		case c == '"':
+			return string(b[1:n]), b[n+1:], true
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return "", nil, false
+		}
+	}
+	return "", nil, false
 }
 
 // badFrame says what is wrong with line, a frame that Unmarshal refused.

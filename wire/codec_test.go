@@ -152,3 +152,46 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// The plain reading of a frame is Unmarshal's, whenever it reads one at all.
+func FuzzDecodePlainIsUnmarshal(f *testing.F) {
+	for _, s := range []string{
+		`{"v":1,"id":7,"kind":"req","op":"comm.file","payload":{"from":"a","to":"b"}}`,
+		`{"v":1,"id":0,"kind":"evt","op":"link.view"}`,
+		`{"v":1,"id":18446744073709551615,"kind":"res","op":"x","payload":null}`,
+		`{"v":1,"id":18446744073709551616,"kind":"res","op":"x"}`,
+		`{"v":1,"id":01,"kind":"res","op":"x"}`,
+		`{"v":1,"id":1,"kind":"res","op":"x","payload":{"a":1},"v":2}`,
+		`{"v":1,"id":1,"kind":"res","op":"x","payload":{"a":1}}}`,
+		`{"v":1,"id":1,"kind":"r\u0065s","op":"x"}`,
+		`{"v":9223372036854775808,"id":1,"kind":"res","op":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, plain := decodePlain(line)
+		if !plain {
+			return
+		}
+		var want Envelope
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("decodePlain read %q as %+v, which Unmarshal refuses: %v", line, e, err)
+		}
+		if e.V != want.V || e.ID != want.ID || e.Kind != want.Kind || e.Op != want.Op || !bytes.Equal(e.Payload, want.Payload) || (e.Payload == nil) != (want.Payload == nil) {
+			t.Fatalf("decodePlain read %q as %+v; Unmarshal reads %+v", line, e, want)
+		}
+	})
+}
+
+// Every frame EncodeFrame writes is read the plain way.
+func TestFramesAreReadPlainly(t *testing.T) {
+	for _, p := range []any{nil, CommFile{From: "a", To: "b", Text: "x\n\"}"}, json.RawMessage(`null`), CommFiledBatch{}} {
+		frame, err := EncodeFrame(1<<40, KindReq, OpCommFileBatch, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, plain := decodePlain(bytes.TrimSuffix(frame, []byte("\n"))); !plain || e.ID != 1<<40 || e.Op != OpCommFileBatch {
+			t.Errorf("the frame %s was read as %+v, plain %v; want it read plainly", frame, e, plain)
+		}
+	}
+}

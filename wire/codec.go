@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"sync"
 )
 
@@ -147,22 +148,36 @@ func plainUint(b []byte, ok bool) (uint64, []byte, bool) {
 }
 
 // plainString reads the JSON string b starts with, when ok and it holds only
-// lower-case letters, digits, '.', '_' and '-' (what a kind and an op are
-// made of), so it needs no unescaping.
+// plainByte's characters, so it needs no unescaping.
 func plainString(b []byte, ok bool) (string, []byte, bool) {
 	if !ok || len(b) == 0 || b[0] != '"' {
 		return "", nil, false
 	}
 	for n := 1; n < len(b); n++ {
-		switch c := b[n]; {
-		case c == '"':
+		switch {
+		case b[n] == '"':
 			return string(b[1:n]), b[n+1:], true
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
-		default:
+		case !plainByte(b[n]):
 			return "", nil, false
 		}
 	}
 	return "", nil, false
+}
+
+// plain says whether s is made only of plainByte's characters.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainByte says whether c is one of what a kind and an op are made of:
+// lower-case letters, digits, '.', '_' and '-', none of which JSON escapes.
+func plainByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
 // badFrame says what is wrong with line, a frame that Unmarshal refused.
@@ -245,15 +260,28 @@ func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
 		}
 		payload = b
 	}
-	b, err := json.Marshal(env)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s frame: %w", op, err)
-	}
-	if payload != nil {
-		// json.Marshal's output is already compact, valid JSON, which the
-		// envelope's Marshal would only scan and copy again: it goes in as its
-		// last field, as Marshal would put it.
-		b = append(append(append(b[:len(b)-1], `,"payload":`...), payload...), '}')
+	var b []byte
+	if env.Payload == nil && plain(kind) && plain(op) {
+		// The envelope as Marshal writes it, put together without its
+		// reflection: nothing in the head needs escaping, and the payload
+		// Marshal made is compact, valid JSON already.
+		b = make([]byte, 0, 96+len(kind)+len(op)+len(payload))
+		b = strconv.AppendInt(append(b, `{"v":`...), Version, 10)
+		b = strconv.AppendUint(append(b, `,"id":`...), id, 10)
+		b = append(append(append(append(append(b, `,"kind":"`...), kind...), `","op":"`...), op...), '"')
+		if payload != nil {
+			b = append(append(b, `,"payload":`...), payload...)
+		}
+		b = append(b, '}')
+	} else {
+		var err error
+		if b, err = json.Marshal(env); err != nil {
+			return nil, fmt.Errorf("encode %s frame: %w", op, err)
+		}
+		if payload != nil {
+			// As its last field, as Marshal would put it.
+			b = append(append(append(b[:len(b)-1], `,"payload":`...), payload...), '}')
+		}
 	}
 	if len(b)+1 > MaxFrame {
 		return nil, fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)

@@ -93,27 +93,34 @@ func TestEncodeFrameIsTheEnvelopesMarshal(t *testing.T) {
 		json.RawMessage(" {\n \"a\" : \"<b>\" }\n"),
 		nil,
 	} {
-		got, err := EncodeFrame(9, KindRes, OpCommFile, p)
-		if err != nil {
+		for _, op := range []string{OpCommFile, "Op<&>", `a"b`, "é", ""} {
+			encodeFrameIsMarshal(t, op, p)
+		}
+	}
+}
+
+func encodeFrameIsMarshal(t *testing.T, op string, p any) {
+	t.Helper()
+	got, err := EncodeFrame(1<<63, KindRes, op, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Envelope{V: Version, ID: 1 << 63, Kind: KindRes, Op: op}
+	switch p := p.(type) {
+	case nil:
+	case json.RawMessage:
+		env.Payload = p
+	default:
+		if env.Payload, err = json.Marshal(p); err != nil {
 			t.Fatal(err)
 		}
-		env := Envelope{V: Version, ID: 9, Kind: KindRes, Op: OpCommFile}
-		switch p := p.(type) {
-		case nil:
-		case json.RawMessage:
-			env.Payload = p
-		default:
-			if env.Payload, err = json.Marshal(p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := json.Marshal(env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want = append(want, '\n'); !bytes.Equal(got, want) {
-			t.Errorf("EncodeFrame(%#v) =\n%s want\n%s", p, got, want)
-		}
+	}
+	want, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want = append(want, '\n'); !bytes.Equal(got, want) {
+		t.Errorf("EncodeFrame(%q, %#v) =\n%s want\n%s", op, p, got, want)
 	}
 }
 

@@ -166,3 +166,23 @@ func TestFileGoesOnBesideABatchThatWaits(t *testing.T) {
 		t.Fatalf("the slow request, let go, = %v; want ok", err)
 	}
 }
+
+// A request that may encode past batchBytes goes alone as comm.file, and the
+// ones made beside it still go together.
+func TestFileSendsALargeRequestAlone(t *testing.T) {
+	f := &filer{batch: true}
+	_, g, _ := pair(t, dialQUIC, Config{Handler: f.handle}, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	large := wire.CommFile{From: "a", To: "big", Text: strings.Repeat("é", batchBytes/12+1)}
+	if encodedBound(large) <= batchBytes {
+		t.Fatalf("the large request's bound %d is within batchBytes %d", encodedBound(large), batchBytes)
+	}
+	if res, err := g.File(ctx, large); err != nil || !res.OK {
+		t.Fatalf("File of a large request = %+v, %v; want ok", res, err)
+	}
+	fileAll(t, g, 20)
+	if f.singles.Load() != 1 || f.calls.Load() == 0 {
+		t.Fatalf("%d requests went alone and %d batches; want the large one alone and the rest batched", f.singles.Load(), f.calls.Load())
+	}
+}

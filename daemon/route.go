@@ -80,10 +80,7 @@ type registryLook struct {
 
 // routeRegistry reads the registry for the routes of the requests here now.
 func (d *Daemon) routeRegistry() registryLook {
-	doc, err := d.filingRegistry.read()
-	if err != nil {
-		doc = nil
-	}
+	doc, _ := d.filingRegistry.read() // nil when it cannot be read, which lists takes as listing
 	return registryLook{doc: doc, host: d.cfg.Host}
 }
 

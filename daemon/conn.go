@@ -228,7 +228,7 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 		if err := wire.DecodePayload(env.Payload, &req); err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req) }, nil
+		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req, c.d.routeRegistry()) }, nil
 	case wire.OpRegistryList:
 		return func(context.Context) (any, error) { return c.d.registryList() }, nil
 	case wire.OpNetList:

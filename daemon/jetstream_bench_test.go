@@ -54,8 +54,6 @@ func BenchmarkCrossBoxBesideJetStream(b *testing.B) {
 	b.ReportMetric(float64(testutil.Percentile(cross, 99))/float64(testutil.Percentile(same, 99)), "p99-cross/same")
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 // jetStream starts a JetStream server with a file store that syncs every
 // write, and makes one stream on it.
 func jetStream(b *testing.B) string {

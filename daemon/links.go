@@ -226,7 +226,7 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 	if err != nil {
 		return nil, err
 	}
-	res, err := n.d.commFile(ctx, n.b, req)
+	res, err := n.d.commFile(ctx, n.b, req, n.d.routeRegistry())
 	if err != nil {
 		return nil, err
 	}
@@ -236,12 +236,19 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 // admit reads one comm.file request that came over link c, marked forwarded,
 // and refuses one c may not make.
 func (n *network) admit(ctx context.Context, c *link.Conn, payload json.RawMessage) (wire.CommFile, error) {
+	req, err := forwarded(payload)
+	if err == nil {
+		err = n.mayActFor(ctx, c, req.From)
+	}
+	return req, err
+}
+
+// forwarded reads one comm.file request that came over a link, marked
+// forwarded.
+func forwarded(payload json.RawMessage) (wire.CommFile, error) {
 	var req wire.CommFile
 	if err := wire.DecodePayload(payload, &req); err != nil {
 		return req, &wire.Refusal{Op: wire.OpCommFile, Code: wire.CodeBadRequest, Sentence: err.Error()}
-	}
-	if err := n.mayActFor(ctx, c, req.From); err != nil {
-		return req, err
 	}
 	req.Forwarded = true
 	return req, nil
@@ -258,14 +265,23 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 		return nil, &wire.Refusal{Op: wire.OpCommFileBatch, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
 	items := make([]wire.FiledItem, len(b.Requests))
+	// One look at the registry, made after every request arrived, routes them all.
+	reg := n.d.routeRegistry()
 	var wg sync.WaitGroup
 	if n.router != nil {
+		// The requests are read here, one after another; each waits for its
+		// box's answer (or for the directory that names its sender) on its own.
 		for i, raw := range b.Requests {
+			req, err := forwarded(raw)
+			if err != nil {
+				items[i] = wire.ItemOf(wire.CommFiled{}, err)
+				continue
+			}
 			wg.Go(func() {
-				req, err := n.admit(ctx, c, raw)
 				var res wire.CommFiled
+				err := n.mayActFor(ctx, c, req.From)
 				if err == nil {
-					res, err = n.d.commFile(ctx, n.b, req)
+					res, err = n.d.commFile(ctx, n.b, req, reg)
 				}
 				items[i] = wire.ItemOf(res, err)
 			})
@@ -280,7 +296,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 		if err == nil {
 			lines[i], err = n.d.lineOf(req)
 		}
-		if err == nil && !n.d.lists(req.To, true) {
+		if err == nil && !reg.lists(req.To, true) {
 			err = wire.NoBoxKnows(req.To, nil)
 		}
 		if err != nil {

@@ -25,8 +25,8 @@ func BenchmarkCrossBox(b *testing.B) {
 				name string
 				d    []time.Duration
 			}{{"cross", cross}, {"same", same}} {
-				b.ReportMetric(float64(testutil.Percentile(m.d, 50).Microseconds())/1000, m.name+"-ms/p50")
-				b.ReportMetric(float64(testutil.Percentile(m.d, 99).Microseconds())/1000, m.name+"-ms/p99")
+				b.ReportMetric(ms(testutil.Percentile(m.d, 50)), m.name+"-ms/p50")
+				b.ReportMetric(ms(testutil.Percentile(m.d, 99)), m.name+"-ms/p99")
 			}
 		})
 	}
@@ -46,3 +46,6 @@ func timeSends(b *testing.B, from *netBox, conc int) []time.Duration {
 		return nil
 	})
 }
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

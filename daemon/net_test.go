@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,9 @@ func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{home: h, sock: d.cfg.Socket, logs: logs, cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- d.Run(ctx) }()
+	// Labelled by box, as every goroutine it starts is, so a profile of a
+	// benchmark tells the boxes apart (go tool pprof -tags).
+	go pprof.Do(ctx, pprof.Labels("box", box), func(ctx context.Context) { r.done <- d.Run(ctx) })
 	waitFor(t, box+"'s daemon to listen", func() bool {
 		c, err := net.Dial("unix", r.sock)
 		if err == nil {

@@ -40,7 +40,7 @@ func (d *Daemon) PageSend(ctx context.Context, to, text string) (any, error) {
 	if err := mail.CheckRequest(req); err != nil {
 		return nil, err
 	}
-	return d.commFile(ctx, d.pageBatch, req)
+	return d.commFile(ctx, d.pageBatch, req, d.routeRegistry())
 }
 
 // remoteAgent is another box's entry as the page shows it: its liveness as

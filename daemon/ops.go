@@ -20,12 +20,12 @@ import (
 // its inbox. The answer comes when the line is durable; a line whose id the inbox
 // already holds is answered ok, dup. ctx is the caller's, a connection's or a
 // link's: it bounds what routing sends on, and ends when the caller gives up.
-func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile) (wire.CommFiled, error) {
-	line, err := d.lineOf(req)
-	if err != nil {
-		return wire.CommFiled{}, err
+// reg is the registry as read after the request arrived (routeRegistry).
+func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile, reg registryLook) (wire.CommFiled, error) {
+	if err := mail.CheckRequest(req); err != nil {
+		return wire.CommFiled{}, d.refused(req, err)
 	}
-	return d.route(ctx, b, req, line)
+	return d.route(ctx, b, req, reg)
 }
 
 // lineOf is the line req files, or its refusal, logged.

@@ -20,6 +20,7 @@ type regCache struct {
 	h home.Home
 
 	mu   sync.Mutex
+	path string      // the registry's
 	file os.FileInfo // the registry that doc was parsed from; nil when none
 	doc  *registry.Doc
 }
@@ -27,6 +28,9 @@ type regCache struct {
 func (c *regCache) read() (*registry.Doc, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.path == "" {
+		c.path = c.h.Registry()
+	}
 	// The look comes before the read: a registry replaced between the two is
 	// kept with the older look's attributes, so the next batch reads it again.
 	file := c.look()
@@ -42,16 +46,18 @@ func (c *regCache) read() (*registry.Doc, error) {
 	return doc, nil
 }
 
-// look is the registry's attributes, read on a descriptor opened for it; nil
-// when it cannot be opened or examined.
+// look is the registry's attributes, read on a descriptor opened for it as
+// home.OpenFile opens one, never through a symlink, with the one fstat that
+// both says it is a regular file and gives them; nil when it cannot be opened
+// or is none (registry.Read then says why).
 func (c *regCache) look() os.FileInfo {
-	f, err := c.h.OpenFile(c.h.Registry(), os.O_RDONLY, 0)
+	f, err := os.OpenFile(c.path, os.O_RDONLY|home.NoFollow, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	return fi

@@ -41,3 +41,25 @@ func TestRegCacheParsesAgainOnlyAfterAChange(t *testing.T) {
 		t.Fatalf("a removed registry read as %v", doc)
 	}
 }
+
+// The look never goes through a symlink, as home.OpenFile opens none: a
+// registry moved aside and linked back in its place is the same file, but it is
+// read again as registry.Read reads it, never answered from the kept parse.
+func TestRegCacheLooksAtNoSymlink(t *testing.T) {
+	h := newHome(t)
+	c := &regCache{h: h}
+	first, err := c.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	aside := h.Registry() + ".aside"
+	if err := os.Rename(h.Registry(), aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(aside, h.Registry()); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := c.read(); err != nil || doc == first {
+		t.Fatalf("a registry that is a symlink read as %p, %v; want it parsed again, not the kept %p", doc, err, first)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/route"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -26,8 +27,9 @@ const forwardGrace = 500 * time.Millisecond
 //
 // A handle the registry does not list is answered not_here, or sent on, before
 // it reaches the batcher: a batch commit only to learn that would queue it
-// behind the inbox's other lines.
-func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line filer.Line) (wire.CommFiled, error) {
+// behind the inbox's other lines. reg is the registry as read for this request,
+// after it arrived (a link's batch reads it once for all its requests).
+func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, reg registryLook) (wire.CommFiled, error) {
 	n := d.net
 	hop, own := route.Standalone, true
 	var onward func(error) (wire.CommFiled, error)
@@ -39,15 +41,25 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line 
 		hop, b = route.Offered, n.offers
 	case n.keeper != nil:
 		hop = route.Guest
-		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
 		onward = func(error) (wire.CommFiled, error) { return n.forward(ctx, req) }
 	}
 	// One look at the registry decides both whether the line may be filed here
-	// and, for a guest, whether it is tried here at all.
-	listed := d.lists(req.To, hop == route.Offered)
+	// and, for a guest, whether it is tried here at all; a guest reads the lock
+	// manager's record only for a line it would try here, since one it does not
+	// list goes on whatever the record says.
+	listed := reg.lists(req.To, hop == route.Offered)
+	if hop == route.Guest && listed {
+		own, _ = filer.Matches(n.mgr.home, n.mgr.own)
+	}
+	// The line is made only where it is filed: a hop that sends it on sends
+	// the request, and the box that files it stamps it.
 	here := func() (wire.CommFiled, error) {
 		if !listed {
 			return wire.CommFiled{}, wire.NoBoxKnows(req.To, nil)
+		}
+		line, err := d.lineOf(req)
+		if err != nil {
+			return wire.CommFiled{}, err
 		}
 		return fileHere(b, req, line)
 	}
@@ -57,18 +69,30 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, line 
 	return route.Follow(route.For(hop, own, listed), here, onward)
 }
 
-// lists says whether the registry, as the filing path last parsed it
-// (regCache), lists handle: under this box, when mine. It only spares a line
-// the batcher's queue; the batch looks at the registry again just before its
-// append. An unreadable registry counts as listing it, so the batch refuses in
-// the registry's own words.
-func (d *Daemon) lists(handle string, mine bool) bool {
-	doc, err := d.filingRegistry.read()
-	if err != nil {
+// registryLook is the registry as the filing path read it once (regCache), for
+// the routes of the requests that arrived before: whether it lists a handle
+// only spares a line the batcher's queue, since the batch looks at the registry
+// again just before its append.
+type registryLook struct {
+	doc  *registry.Doc // nil when the registry could not be read
+	host string
+}
+
+// routeRegistry reads the registry for the routes of the requests here now.
+func (d *Daemon) routeRegistry() registryLook {
+	doc, _ := d.filingRegistry.read() // nil when it cannot be read, which lists takes as listing
+	return registryLook{doc: doc, host: d.cfg.Host}
+}
+
+// lists says whether the registry lists handle: under this box, when mine. An
+// unreadable registry counts as listing it, so the batch refuses in the
+// registry's own words.
+func (l registryLook) lists(handle string, mine bool) bool {
+	if l.doc == nil {
 		return true
 	}
-	e, ok := doc.Agents[handle]
-	return ok && (!mine || e.Host == d.cfg.Host)
+	e, ok := l.doc.Agents[handle]
+	return ok && (!mine || e.Host == l.host)
 }
 
 // fileHere files line through b, group-committed with the other lines waiting

@@ -132,3 +132,57 @@ func TestFileIsBoundedByItsOwnCtx(t *testing.T) {
 		t.Fatal("the peer's handler still ran 2s after the batch's only caller gave up")
 	}
 }
+
+// A batch held up by one slow request (an offer to a box that does not answer,
+// an inbox lock held long) keeps a call, not the link: the requests made
+// meanwhile go in another batch and are answered while it waits.
+func TestFileGoesOnBesideABatchThatWaits(t *testing.T) {
+	release, stuck := make(chan struct{}), make(chan struct{})
+	f := &filer{batch: true}
+	h := func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
+		if op == wire.OpCommFileBatch && strings.Contains(string(payload), `"to":"slow"`) {
+			close(stuck)
+			<-release
+		}
+		return f.handle(ctx, c, op, payload)
+	}
+	_, g, _ := pair(t, dialQUIC, Config{Handler: h}, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	slow := make(chan error, 1)
+	go func() {
+		_, err := g.File(ctx, wire.CommFile{From: "a", To: "slow", Text: "hi"})
+		slow <- err
+	}()
+	<-stuck
+	fileAll(t, g, 20)
+	select {
+	case err := <-slow:
+		t.Fatalf("the slow request was answered (%v) before its handler was let go", err)
+	default:
+	}
+	close(release)
+	if err := <-slow; err != nil {
+		t.Fatalf("the slow request, let go, = %v; want ok", err)
+	}
+}
+
+// A request that may encode past batchBytes goes alone as comm.file, and the
+// ones made beside it still go together.
+func TestFileSendsALargeRequestAlone(t *testing.T) {
+	f := &filer{batch: true}
+	_, g, _ := pair(t, dialQUIC, Config{Handler: f.handle}, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	large := wire.CommFile{From: "a", To: "big", Text: strings.Repeat("é", batchBytes/12+1)}
+	if encodedBound(large) <= batchBytes {
+		t.Fatalf("the large request's bound %d is within batchBytes %d", encodedBound(large), batchBytes)
+	}
+	if res, err := g.File(ctx, large); err != nil || !res.OK {
+		t.Fatalf("File of a large request = %+v, %v; want ok", res, err)
+	}
+	fileAll(t, g, 20)
+	if f.singles.Load() != 1 || f.calls.Load() == 0 {
+		t.Fatalf("%d requests went alone and %d batches; want the large one alone and the rest batched", f.singles.Load(), f.calls.Load())
+	}
+}

@@ -245,7 +245,7 @@ func (c *Client) forget(id uint64) {
 // is a refusal.
 func answer(env Envelope, resp any) error {
 	var refusal Error
-	if len(bytes.TrimSpace(env.Payload)) > 0 {
+	if mayRefuse(env.Payload) {
 		if err := json.Unmarshal(env.Payload, &refusal); err == nil && refusal.Error != "" {
 			return &Refusal{Op: env.Op, Code: refusal.Code, Sentence: refusal.Error}
 		}
@@ -254,6 +254,23 @@ func answer(env Envelope, resp any) error {
 		return nil
 	}
 	return DecodePayload(env.Payload, resp)
+}
+
+// mayRefuse says whether payload may hold a refusal's "error" key, so that an
+// answer that cannot is read once, not twice. Unmarshal matches a key in any
+// case, and an escape may spell it: a payload is surely no refusal only when
+// it holds neither the word, in any case, nor a backslash.
+func mayRefuse(payload []byte) bool {
+	const key = "error"
+	if bytes.IndexByte(payload, '\\') >= 0 {
+		return true
+	}
+	for i := 0; i+len(key) <= len(payload); i++ {
+		if payload[i]|0x20 == 'e' && bytes.EqualFold(payload[i:i+len(key)], []byte(key)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ctxErr prefers ctx's own error when ctx is why an I/O call failed. The

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"path/filepath"
@@ -232,3 +233,30 @@ func TestDialHonoursContext(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// An answer is a refusal exactly when Unmarshal finds an "error" in it, in
+// whatever case or escapes it is spelled; any other is the answer, read once.
+func TestAnswerTellsRefusalsByTheirErrorKey(t *testing.T) {
+	for _, tc := range []struct {
+		payload string
+		refusal string // its sentence; "" for an answer
+	}{
+		{`{"error":"no","code":"not_here"}`, "no"},
+		{`{"ERROR":"loud"}`, "loud"},
+		{`{"\u0065rror":"escaped"}`, "escaped"},
+		{`{"ok":true,"to":"b"}`, ""},
+		{`{"ok":true,"to":"errors-are-a-handle"}`, ""},
+		{`{"ok":true,"to":"b","error":""}`, ""},
+		{`{"ok":true,"to":"b\n"}`, ""},
+	} {
+		var res CommFiled
+		err := answer(Envelope{Op: OpCommFile, Payload: json.RawMessage(tc.payload)}, &res)
+		r, refused := RefusalOf(err)
+		switch {
+		case tc.refusal != "" && (!refused || r.Sentence != tc.refusal):
+			t.Errorf("answer(%s) = %+v, %v; want the refusal %q", tc.payload, res, err, tc.refusal)
+		case tc.refusal == "" && (err != nil || !res.OK || res.To == ""):
+			t.Errorf("answer(%s) = %+v, %v; want it read as the answer", tc.payload, res, err)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"sync"
 )
 
@@ -63,16 +65,13 @@ func (r *Reader) Read() (Envelope, error) {
 // version and kind. Every path a frame comes by (the socket, a link's streams,
 // WebSocket) reads it here, so no op ever sees what it refuses.
 func Decode(line []byte) (Envelope, error) {
-	var e Envelope
 	line = bytes.TrimRight(line, "\r")
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&e); err != nil {
-		return Envelope{}, fmt.Errorf("%w: %v", ErrFrame, err)
-	}
-	// Decoder.More is false before a stray ']' or '}', so the rest is checked
-	// whole: a frame is one object and nothing but JSON's blanks after it.
-	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return Envelope{}, fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	// Unmarshal takes one JSON value and nothing but blanks after it, as a
+	// frame is; a frame it refuses is read again by a Decoder, whose words say
+	// what was wrong.
+	e, plain := decodePlain(line)
+	if !plain && json.Unmarshal(line, &e) != nil {
+		return Envelope{}, badFrame(line)
 	}
 	if err := checkText(line, "the frame"); err != nil {
 		return Envelope{}, err
@@ -89,6 +88,111 @@ func Decode(line []byte) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: the frame names no op", ErrFrame)
 	}
 	return e, nil
+}
+
+// decodePlain reads line when it is an envelope as EncodeFrame writes one, the
+// way nearly every frame comes: no blanks, its keys in lower case and in their
+// order, whole numbers, a kind and an op of plain characters, and the payload,
+// valid JSON, last. It reads what Unmarshal would, without Unmarshal's
+// reflection; plain is false for any other line, which Unmarshal reads.
+func decodePlain(line []byte) (e Envelope, plain bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"v":`))
+	var v uint64
+	if v, rest, ok = plainUint(rest, ok); !ok || v > math.MaxInt {
+		return Envelope{}, false
+	}
+	e.V = int(v)
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"id":`))
+	if e.ID, rest, ok = plainUint(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"kind":`))
+	if e.Kind, rest, ok = plainString(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"op":`))
+	if e.Op, rest, ok = plainString(rest, ok); !ok {
+		return Envelope{}, false
+	}
+	if len(rest) == 1 && rest[0] == '}' {
+		return e, true
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"payload":`))
+	payload, last := bytes.CutSuffix(rest, []byte("}"))
+	// Unmarshal keeps a payload without the blanks around it.
+	if !ok || !last || len(payload) == 0 || blank(payload[0]) || blank(payload[len(payload)-1]) || !json.Valid(payload) {
+		return Envelope{}, false
+	}
+	e.Payload = append(json.RawMessage(nil), payload...)
+	return e, true
+}
+
+// blank says whether c is one of JSON's blanks.
+func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// plainUint reads the whole number b starts with, when ok: digits, no
+// leading zero, within a uint64.
+func plainUint(b []byte, ok bool) (uint64, []byte, bool) {
+	n, v := 0, uint64(0)
+	for ; ok && n < len(b) && '0' <= b[n] && b[n] <= '9'; n++ {
+		d := uint64(b[n] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, nil, false
+		}
+		v = v*10 + d
+	}
+	if n == 0 || n > 1 && b[0] == '0' {
+		return 0, nil, false
+	}
+	return v, b[n:], true
+}
+
+// plainString reads the JSON string b starts with, when ok and it holds only
+// plainByte's characters, so it needs no unescaping.
+func plainString(b []byte, ok bool) (string, []byte, bool) {
+	if !ok || len(b) == 0 || b[0] != '"' {
+		return "", nil, false
+	}
+	for n := 1; n < len(b); n++ {
+		switch {
+		case b[n] == '"':
+			return string(b[1:n]), b[n+1:], true
+		case !plainByte(b[n]):
+			return "", nil, false
+		}
+	}
+	return "", nil, false
+}
+
+// plain says whether s is made only of plainByte's characters.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainByte says whether c is one of what a kind and an op are made of:
+// lower-case letters, digits, '.', '_' and '-', none of which JSON escapes.
+func plainByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// badFrame says what is wrong with line, a frame that Unmarshal refused.
+func badFrame(line []byte) error {
+	var e Envelope
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&e); err != nil {
+		return fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	// Decoder.More is false before a stray ']' or '}', so the rest is checked
+	// whole: a frame is one object and nothing but JSON's blanks after it.
+	if rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return fmt.Errorf("%w: more than one JSON value on one line (%d bytes follow the frame's object); send one object per line", ErrFrame, len(rest))
+	}
+	return fmt.Errorf("%w: the frame is not one JSON object", ErrFrame)
 }
 
 // DecodePayload parses a payload into v. The payload must be a JSON object; fields
@@ -143,21 +247,41 @@ func (w *Writer) Write(id uint64, kind, op string, p any) error {
 
 // EncodeFrame is one envelope's bytes, newline included, refused when over MaxFrame.
 func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
-	var raw json.RawMessage
+	env := Envelope{V: Version, ID: id, Kind: kind, Op: op}
+	var payload []byte // p as json.Marshal made it
 	switch p := p.(type) {
 	case nil:
 	case json.RawMessage:
-		raw = p
+		env.Payload = p // the caller's bytes: the envelope's Marshal checks and compacts them
 	default:
 		b, err := json.Marshal(p)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s payload: %w", op, err)
 		}
-		raw = b
+		payload = b
 	}
-	b, err := json.Marshal(Envelope{V: Version, ID: id, Kind: kind, Op: op, Payload: raw})
-	if err != nil {
-		return nil, fmt.Errorf("encode %s frame: %w", op, err)
+	var b []byte
+	if env.Payload == nil && plain(kind) && plain(op) {
+		// The envelope as Marshal writes it, put together without its
+		// reflection: nothing in the head needs escaping, and the payload
+		// Marshal made is compact, valid JSON already.
+		b = make([]byte, 0, 96+len(kind)+len(op)+len(payload))
+		b = strconv.AppendInt(append(b, `{"v":`...), Version, 10)
+		b = strconv.AppendUint(append(b, `,"id":`...), id, 10)
+		b = append(append(append(append(append(b, `,"kind":"`...), kind...), `","op":"`...), op...), '"')
+		if payload != nil {
+			b = append(append(b, `,"payload":`...), payload...)
+		}
+		b = append(b, '}')
+	} else {
+		var err error
+		if b, err = json.Marshal(env); err != nil {
+			return nil, fmt.Errorf("encode %s frame: %w", op, err)
+		}
+		if payload != nil {
+			// As its last field, as Marshal would put it.
+			b = append(append(append(b[:len(b)-1], `,"payload":`...), payload...), '}')
+		}
 	}
 	if len(b)+1 > MaxFrame {
 		return nil, fmt.Errorf("%s frame is %d bytes, over the %d-byte cap", op, len(b)+1, MaxFrame)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -81,6 +82,48 @@ func TestWriterRoundTripAndCap(t *testing.T) {
 	}
 }
 
+// EncodeFrame puts a payload it marshalled in as it is, not through the
+// envelope's Marshal again: the bytes must be the ones that Marshal makes.
+func TestEncodeFrameIsTheEnvelopesMarshal(t *testing.T) {
+	for _, p := range []any{
+		CommFile{From: "a", To: "b", Text: "<x> & \"y\"\n\u2028 é \x01", ID: "ID-1"},
+		CommFileBatch{Requests: []json.RawMessage{json.RawMessage(`{"to":"b"}`), json.RawMessage(` { "to" : "<c>" } `)}},
+		map[string]any(nil),
+		[]int{},
+		json.RawMessage(" {\n \"a\" : \"<b>\" }\n"),
+		nil,
+	} {
+		for _, op := range []string{OpCommFile, "Op<&>", `a"b`, "é", ""} {
+			encodeFrameIsMarshal(t, op, p)
+		}
+	}
+}
+
+func encodeFrameIsMarshal(t *testing.T, op string, p any) {
+	t.Helper()
+	got, err := EncodeFrame(1<<63, KindRes, op, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Envelope{V: Version, ID: 1 << 63, Kind: KindRes, Op: op}
+	switch p := p.(type) {
+	case nil:
+	case json.RawMessage:
+		env.Payload = p
+	default:
+		if env.Payload, err = json.Marshal(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want = append(want, '\n'); !bytes.Equal(got, want) {
+		t.Errorf("EncodeFrame(%q, %#v) =\n%s want\n%s", op, p, got, want)
+	}
+}
+
 func TestReaderKeepsStreamAfterLongChunks(t *testing.T) {
 	big := `{"v":1,"id":1,"kind":"req","op":"x","payload":{"t":"` + strings.Repeat("y", 200<<10) + `"}}` + "\n"
 	r := NewReader(strings.NewReader(big + `{"v":1,"id":2,"kind":"req","op":"z"}` + "\n"))
@@ -115,4 +158,47 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v, %v", line, back, err)
 		}
 	})
+}
+
+// The plain reading of a frame is Unmarshal's, whenever it reads one at all.
+func FuzzDecodePlainIsUnmarshal(f *testing.F) {
+	for _, s := range []string{
+		`{"v":1,"id":7,"kind":"req","op":"comm.file","payload":{"from":"a","to":"b"}}`,
+		`{"v":1,"id":0,"kind":"evt","op":"link.view"}`,
+		`{"v":1,"id":18446744073709551615,"kind":"res","op":"x","payload":null}`,
+		`{"v":1,"id":18446744073709551616,"kind":"res","op":"x"}`,
+		`{"v":1,"id":01,"kind":"res","op":"x"}`,
+		`{"v":1,"id":1,"kind":"res","op":"x","payload":{"a":1},"v":2}`,
+		`{"v":1,"id":1,"kind":"res","op":"x","payload":{"a":1}}}`,
+		`{"v":1,"id":1,"kind":"r\u0065s","op":"x"}`,
+		`{"v":9223372036854775808,"id":1,"kind":"res","op":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, plain := decodePlain(line)
+		if !plain {
+			return
+		}
+		var want Envelope
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("decodePlain read %q as %+v, which Unmarshal refuses: %v", line, e, err)
+		}
+		if e.V != want.V || e.ID != want.ID || e.Kind != want.Kind || e.Op != want.Op || !bytes.Equal(e.Payload, want.Payload) || (e.Payload == nil) != (want.Payload == nil) {
+			t.Fatalf("decodePlain read %q as %+v; Unmarshal reads %+v", line, e, want)
+		}
+	})
+}
+
+// Every frame EncodeFrame writes is read the plain way.
+func TestFramesAreReadPlainly(t *testing.T) {
+	for _, p := range []any{nil, CommFile{From: "a", To: "b", Text: "x\n\"}"}, json.RawMessage(`null`), CommFiledBatch{}} {
+		frame, err := EncodeFrame(1<<40, KindReq, OpCommFileBatch, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, plain := decodePlain(bytes.TrimSuffix(frame, []byte("\n"))); !plain || e.ID != 1<<40 || e.Op != OpCommFileBatch {
+			t.Errorf("the frame %s was read as %+v, plain %v; want it read plainly", frame, e, plain)
+		}
+	}
 }

@@ -31,8 +31,9 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 // box is asked, so a box that claims a handle it does not hold never sees its
 // mail); else to every linked box at once. A handle every box answered
 // not_here for is answered not_here without an offer for UnheldFor after, until
-// a link comes up or any directory changes (a negative cache: the directory
-// of the box that takes the handle ends it). first, when not nil, is a refusal
+// a link comes up or ends, or any directory changes (a negative cache: the
+// directory of the box that takes the handle ends it), and its sentence names
+// the boxes that were not linked when it was cached. first, when not nil, is a refusal
 // that came before any offer (the hub's own). All offers share one deadline,
 // cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
@@ -46,21 +47,20 @@ func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refus
 		}
 		return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
 	}
-	unheld, gen := r.knownUnheld(req.To)
+	notLinked, unheld, gen := r.knownUnheld(req.To)
 	if !unheld {
 		peers := r.Peers(nil)
 		if res, ok := r.fanOut(ctx, peers, req, &t); ok {
 			return res, nil
 		}
-		if t.notHere == len(peers) && len(peers) > 0 {
-			r.unheldSince(req.To, gen)
+		// Else a box refused or was silent, and the verdict names it, not
+		// the boxes that are not linked.
+		if t.notHere == len(peers) {
+			notLinked = r.NotLinked()
+			r.unheldSince(req.To, gen, notLinked)
 		}
 	}
-	var missing []string
-	if t.refusal == nil && t.silent == "" {
-		missing = r.NotLinked()
-	}
-	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, missing)
+	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, notLinked)
 }
 
 // answer is one box's answer to an offer.

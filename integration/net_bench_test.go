@@ -3,7 +3,11 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +24,7 @@ import (
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -93,8 +99,9 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 // the hub so, "offer-all" when the guest holding it told the hub no directory,
 // so the hub offers it to every box whose directory has not come (199 or all
 // 200); then, once every guest has told its full directory, "unclaimed": a
-// handle no box holds, answered not_here. It reports p50/p99 and the hub's
-// resident memory.
+// handle no box holds, answered not_here. It reports p50/p99, the offers the
+// guests were sent per line, and the hub's resident memory; with
+// SOTD_BENCH_HUB_PROFILE set, a CPU profile of the hub for each (hubProfile).
 //
 //	go test -run='^$' -bench=HubOf200Links -benchtime=2000x ./integration/
 func BenchmarkHubOf200Links(b *testing.B) {
@@ -117,6 +124,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 
 	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
 	// nothing until the unclaimed round; every other guest holds nothing.
+	var offered atomic.Int64 // comm.file requests the guests were sent
 	answer := func(holds string) link.Handler {
 		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
@@ -126,6 +134,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			if err := wire.DecodePayload(payload, &req); err != nil {
 				return nil, err
 			}
+			offered.Add(1)
 			if req.To == holds {
 				return wire.CommFiled{OK: true, To: req.To}, nil
 			}
@@ -172,7 +181,10 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	for _, tc := range []struct{ name, to string }{{"directory", "bob"}, {"offer-all", "carl"}} {
 		for _, conc := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
+				defer hubProfile(b, n.hub)()
+				offered.Store(0)
 				report(b, tc.name, latencies(b, conc, b.N, n.hub, "hank", tc.to))
+				b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 				if rss, ok := residentMB(hub.cmd.Process.Pid); ok {
 					b.ReportMetric(rss, "hub-RSS-MB")
 				}
@@ -190,6 +202,8 @@ func BenchmarkHubOf200Links(b *testing.B) {
 		for i := range client {
 			client[i] = n.hub.dial("hank")
 		}
+		defer hubProfile(b, n.hub)()
+		offered.Store(0)
 		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
 			var res wire.CommFiled
 			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: "nobody", Text: "bench", ID: mail.NewID()}, &res)
@@ -198,7 +212,60 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			}
 			return nil
 		}))
+		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 	})
+}
+
+// hubProfile takes a CPU profile of the hub's daemon through its
+// /debug/pprof/ endpoint while a sub-benchmark runs, when
+// SOTD_BENCH_HUB_PROFILE names a folder: SOTD_BENCH_HUB_SECONDS long (default
+// 5), written there under the sub-benchmark's name. Run enough iterations to
+// fill it. The returned func waits for the profile.
+func hubProfile(b *testing.B, hub *box) func() {
+	dir := os.Getenv("SOTD_BENCH_HUB_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	secs := os.Getenv("SOTD_BENCH_HUB_SECONDS")
+	if secs == "" {
+		secs = "5"
+	}
+	page, err := web.URL(home.Home{Dir: hub.home}, hub.host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := url.Parse(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.Path = "/debug/pprof/profile"
+	q := u.Query()
+	q.Set("seconds", secs)
+	u.RawQuery = q.Encode()
+	done := make(chan error, 1)
+	go func() {
+		res, err := http.Get(u.String())
+		if err != nil {
+			done <- err
+			return
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("%s from the hub's /debug/pprof/profile", res.Status)
+			return
+		}
+		out, err := os.Create(filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+".pprof"))
+		if err == nil {
+			_, err = io.Copy(out, res.Body)
+			err = errors.Join(err, out.Close())
+		}
+		done <- err
+	}()
+	return func() {
+		if err := <-done; err != nil {
+			b.Errorf("the hub's CPU profile: %v", err)
+		}
+	}
 }
 
 // residentMB is a process's resident memory in MB, where /proc tells it.

@@ -16,6 +16,10 @@ type carrier interface {
 	call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error)
 	// accept waits for the peer's next request.
 	accept(ctx context.Context) (*exchange, error)
+	// multiplex carries every request of each end on one stream of its own,
+	// matched by id, as a hello that asked for it (wire.Hello.Mux) agreed;
+	// called once, after the hello, before the link starts.
+	multiplex() error
 	// send writes one frame on the control stream.
 	send(frame []byte) error
 	// recv reads the next frame of the control stream.

@@ -33,9 +33,7 @@ type wsCarrier struct {
 
 	control  chan wire.Envelope
 	requests chan *exchange
-
-	mu      sync.Mutex
-	pending map[uint64]chan wire.Envelope
+	calls    calls
 
 	wg sync.WaitGroup // the reader and the writer
 }
@@ -55,7 +53,6 @@ func newWSCarrier(wc *websocket.Conn, addr string) *wsCarrier {
 		frames:   make(chan []byte),
 		control:  make(chan wire.Envelope, controlQueue),
 		requests: make(chan *exchange, MaxInFlight),
-		pending:  map[uint64]chan wire.Envelope{},
 	}
 	w.wg.Go(w.read)
 	w.wg.Go(w.write)
@@ -118,13 +115,7 @@ func (w *wsCarrier) read() {
 				return
 			}
 		case env.Kind == wire.KindRes:
-			w.mu.Lock()
-			ch := w.pending[env.ID]
-			delete(w.pending, env.ID)
-			w.mu.Unlock()
-			if ch != nil {
-				ch <- env // buffered: the one answer
-			}
+			w.calls.answer(env)
 		default:
 			w.request(env)
 		}
@@ -177,15 +168,8 @@ func (w *wsCarrier) recv() (wire.Envelope, error) {
 }
 
 func (w *wsCarrier) call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error) {
-	ch := make(chan wire.Envelope, 1)
-	w.mu.Lock()
-	w.pending[id] = ch
-	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		delete(w.pending, id)
-		w.mu.Unlock()
-	}()
+	ch := w.calls.add(id)
+	defer w.calls.drop(id)
 	select {
 	case w.frames <- frame:
 	case <-ctx.Done():
@@ -193,20 +177,11 @@ func (w *wsCarrier) call(ctx context.Context, id uint64, frame []byte) (wire.Env
 	case <-w.ctx.Done():
 		return wire.Envelope{}, w.failure()
 	}
-	select {
-	case env := <-ch:
-		return env, nil
-	case <-ctx.Done():
-		return wire.Envelope{}, ctx.Err()
-	case <-w.ctx.Done():
-		select {
-		case env := <-ch:
-			return env, nil
-		default:
-			return wire.Envelope{}, w.failure()
-		}
-	}
+	return await(ctx, ch, w.ctx.Done(), w.failure)
 }
+
+// multiplex is how a WebSocket link always carries its requests.
+func (w *wsCarrier) multiplex() error { return nil }
 
 func (w *wsCarrier) accept(ctx context.Context) (*exchange, error) {
 	select {

@@ -21,7 +21,13 @@ type Reader struct {
 
 // NewReader reads frames from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+	return NewReaderSize(r, 64<<10)
+}
+
+// NewReaderSize reads frames from r through a buffer of size bytes: a frame
+// longer than that is still read whole, in pieces, up to MaxFrame.
+func NewReaderSize(r io.Reader, size int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
 // ReadLine returns the next frame's bytes without its newline. It never holds

@@ -34,6 +34,10 @@ type Peer interface {
 	// File is a comm.file Call that the link may gather with others made at
 	// once into one frame (link.Conn.File), answered on its own.
 	File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
+	// Go sends a request without waiting for its answer (link.Conn.Go): done
+	// gets nil once resp holds the answer, else the refusal or why none came,
+	// once and without blocking; cancel gives up on it.
+	Go(op string, req, resp any, done func(error)) (cancel func())
 	Done() <-chan struct{}
 }
 

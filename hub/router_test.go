@@ -56,6 +56,15 @@ func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	return nil
 }
 
+func (b *box) Go(op string, req, resp any, done func(error)) (cancel func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		done(b.Call(ctx, op, req, resp))
+	}()
+	return cancel
+}
+
 func (b *box) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	var res wire.CommFiled
 	err := b.Call(ctx, wire.OpCommFile, req, &res)

@@ -12,8 +12,12 @@ import (
 // carrier is what one transport (QUIC, WebSocket) gives a Conn: calls that are
 // one request and one answer, the peer's requests, and the control stream.
 type carrier interface {
-	// call sends one request frame and returns the answer to it; ctx bounds both.
-	call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error)
+	// start sends one request frame without waiting: done gets its answer, or
+	// why none came (wrapping ErrClosed when the connection ended), once,
+	// without blocking, as the reader that took it must go on. cancel gives up
+	// on it: the peer is told where the transport can, and done gets
+	// context.Canceled unless the answer came first.
+	start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func())
 	// accept waits for the peer's next request.
 	accept(ctx context.Context) (*exchange, error)
 	// multiplex carries every request of each end on one stream of its own,
@@ -30,6 +34,24 @@ type carrier interface {
 	close(code closeCode, reason string)
 	kind() string
 	remote() string
+}
+
+// call sends one request frame on car and waits for its answer; ctx bounds
+// the wait, and a call given up is cancelled.
+func call(ctx context.Context, car carrier, id uint64, frame []byte) (wire.Envelope, error) {
+	type result struct {
+		env wire.Envelope
+		err error
+	}
+	ch := make(chan result, 1)
+	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} })
+	select {
+	case r := <-ch:
+		return r.env, r.err
+	case <-ctx.Done():
+		cancel()
+		return wire.Envelope{}, ctx.Err()
+	}
 }
 
 // exchange is one request of the peer's, being answered.

@@ -120,21 +120,82 @@ func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
 	case <-c.Done():
 		return c.Err()
 	}
-	defer func() { <-c.slots }()
-	id := c.nextID.Add(1)
-	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
+	type result struct {
+		env wire.Envelope
+		err error
+	}
+	ch := make(chan result, 1)
+	cancel, err := c.request(op, req, func(env wire.Envelope, err error) { ch <- result{env, err} })
 	if err != nil {
 		return err
 	}
-	env, err := c.car.call(ctx, id, frame)
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		cancel()
 		return c.unanswered(ctx, op)
-	case errors.Is(err, ErrClosed):
-		c.fail(closeNormal, err)
+	}
+	if errors.Is(r.err, ErrClosed) {
+		c.fail(closeNormal, r.err)
 		return c.Err()
+	}
+	return c.answered(op, r.env, r.err, resp)
+}
+
+// Go sends one request and returns at once, for a caller that asks many links
+// at once (the hub's offer to every box) and would otherwise need a goroutine
+// for each: done gets nil once resp holds the answer, else a *wire.Refusal or
+// why no answer came (wrapping ErrClosed when the link ended), once. done runs
+// on the link's reader, so it must not block, and resp must not be read before
+// it ran. cancel gives up on the request, as a Call whose ctx ended does (the
+// peer's handler is told over QUIC); done then gets context.Canceled unless the
+// answer came first. When the link already has MaxInFlight requests out, the
+// request waits for a slot in a goroutine of its own.
+func (c *Conn) Go(op string, req, resp any, done func(error)) (cancel func()) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.Done():
+		done(c.Err())
+		return func() {}
 	default:
+		ctx, stop := context.WithCancel(c.ctx)
+		go func() { done(c.Call(ctx, op, req, resp)) }()
+		return stop
+	}
+	cancel, err := c.request(op, req, func(env wire.Envelope, err error) {
+		if err == nil || !errors.Is(err, ErrClosed) {
+			err = c.answered(op, env, err, resp)
+		}
+		done(err)
+	})
+	if err != nil {
+		done(err)
+		return func() {}
+	}
+	return cancel
+}
+
+// request sends one request, the caller holding one of the link's slots, which
+// the answer frees; done gets the answer. An error is a request that could
+// not be encoded: nothing was sent, and done is not called.
+func (c *Conn) request(op string, req any, done func(wire.Envelope, error)) (cancel func(), err error) {
+	id := c.nextID.Add(1)
+	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
+	if err != nil {
+		<-c.slots
+		return nil, err
+	}
+	return c.car.start(id, frame, func(env wire.Envelope, err error) {
+		<-c.slots
+		done(env, err)
+	}), nil
+}
+
+// answered is what a call's answer (or the error in its place) says: resp
+// decoded, a refusal, or what went wrong.
+func (c *Conn) answered(op string, env wire.Envelope, err error, resp any) error {
+	if err != nil {
 		return fmt.Errorf("%s over the link to %s: %w", op, c.peer, err)
 	}
 	if env.Kind != wire.KindRes || env.Op != op {

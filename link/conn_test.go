@@ -311,7 +311,7 @@ func TestWebSocketRefusesAPeerThatOverrunsItsBound(t *testing.T) {
 			f, _ := wire.EncodeFrame(id, wire.KindReq, wire.OpCommFile, wire.CommFile{From: "a", To: "b"})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			env, err := g.car.call(ctx, id, f)
+			env, err := call(ctx, g.car, id, f)
 			if err != nil {
 				t.Error(err)
 				return

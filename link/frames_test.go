@@ -31,7 +31,7 @@ func TestLinkRefusesRequestsThatAreNotTextOrPastABound(t *testing.T) {
 				t.Fatalf("a comm.file whose id holds a space: %v (%+v); want bad_request naming the id", err, res)
 			}
 
-			env, err := g.car.call(ctx, 9, fmt.Appendf(nil, lone, 9))
+			env, err := call(ctx, g.car, 9, fmt.Appendf(nil, lone, 9))
 			if err == nil {
 				t.Fatalf("the hub answered a lone surrogate's frame: %+v", env)
 			}

@@ -12,58 +12,72 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// calls are this end's requests waiting for their answers, by id. Each end's
-// ids are its own, so an answer always answers the receiver's request.
+// calls are this end's requests waiting for their answers, by id, each with
+// whom to hand its answer. Each end's ids are its own, so an answer always
+// answers the receiver's request.
 type calls struct {
-	mu sync.Mutex
-	m  map[uint64]chan wire.Envelope
+	mu    sync.Mutex
+	m     map[uint64]func(wire.Envelope, error)
+	ended error // the connection ended: a call added now is failed at once
 }
 
-func (cs *calls) add(id uint64) chan wire.Envelope {
-	ch := make(chan wire.Envelope, 1) // the one answer, never waited on to be taken
+// add notes a call waiting for its answer; false, and done is not kept, once
+// the connection has ended.
+func (cs *calls) add(id uint64, done func(wire.Envelope, error)) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if cs.m == nil {
-		cs.m = map[uint64]chan wire.Envelope{}
+	if cs.ended != nil {
+		return false
 	}
-	cs.m[id] = ch
-	return ch
+	if cs.m == nil {
+		cs.m = map[uint64]func(wire.Envelope, error){}
+	}
+	cs.m[id] = done
+	return true
 }
 
-func (cs *calls) drop(id uint64) {
+// take removes call id and returns whom to hand its answer, nil when it was
+// answered, given up or failed already: whoever takes a call answers it.
+func (cs *calls) take(id uint64) func(wire.Envelope, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	done := cs.m[id]
 	delete(cs.m, id)
+	return done
+}
+
+func (cs *calls) waiting(id uint64) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	_, ok := cs.m[id]
+	return ok
+}
+
+// failure is why the connection ended, once it has.
+func (cs *calls) failure() error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.ended
 }
 
 // answer hands env to the call waiting for it; the answer to a call that gave
 // up is dropped.
 func (cs *calls) answer(env wire.Envelope) {
-	cs.mu.Lock()
-	ch := cs.m[env.ID]
-	delete(cs.m, env.ID)
-	cs.mu.Unlock()
-	if ch != nil {
-		ch <- env
+	if done := cs.take(env.ID); done != nil {
+		done(env, nil)
 	}
 }
 
-// await waits for the answer on ch until ctx ends or the connection does
-// (gone, failure says why). An answer that came before the connection ended is
-// still the answer.
-func await(ctx context.Context, ch chan wire.Envelope, gone <-chan struct{}, failure func() error) (wire.Envelope, error) {
-	select {
-	case env := <-ch:
-		return env, nil
-	case <-ctx.Done():
-		return wire.Envelope{}, ctx.Err()
-	case <-gone:
-		select {
-		case env := <-ch:
-			return env, nil
-		default:
-			return wire.Envelope{}, failure()
-		}
+// end fails every call still waiting, and every later one, with err: the
+// connection ended.
+func (cs *calls) end(err error) {
+	cs.mu.Lock()
+	cs.ended = err
+	m := cs.m
+	cs.m = nil
+	cs.mu.Unlock()
+	for _, done := range m {
+		done(wire.Envelope{}, err)
 	}
 }
 
@@ -98,8 +112,10 @@ func (q *quicCarrier) multiplex() error {
 		return fmt.Errorf("open this end's request stream: %w", err)
 	}
 	q.out = &muxStream{s: s}
+	q.queue = make(chan outFrame, outQueue)
 	q.requests = make(chan *exchange)
 	q.wg.Go(q.readAnswers)
+	q.wg.Go(q.writeRequests)
 	q.wg.Go(func() {
 		in, err := q.qc.AcceptStream(q.qc.Context())
 		if err == nil {
@@ -107,6 +123,81 @@ func (q *quicCarrier) multiplex() error {
 		}
 	})
 	return nil
+}
+
+// outFrame is a request, or a link.cancel, for this end's request stream.
+type outFrame struct {
+	id     uint64
+	cancel bool
+	frame  []byte
+}
+
+// outQueue holds the frames this end's request stream has not written yet:
+// its requests are bounded by MaxInFlight, and a link.cancel frees a slot for
+// another, so twice that leaves room for both.
+const outQueue = 2 * MaxInFlight
+
+// writeRequests writes this end's request stream: whatever is queued at once
+// goes in one write, and a request given up before its turn is not sent at all.
+// A write that fails may have sent part of a frame, after which nothing on the
+// stream could be read, so it ends the link; so does one that does not finish
+// within writeWait (the peer reads nothing).
+func (q *quicCarrier) writeRequests() {
+	gone := q.qc.Context().Done()
+	var buf []byte
+	for {
+		buf = buf[:0]
+		select {
+		case f := <-q.queue:
+			buf = q.appendOut(buf, f)
+		case <-gone:
+			return
+		}
+	more:
+		for len(buf) < muxBatch {
+			select {
+			case f := <-q.queue:
+				buf = q.appendOut(buf, f)
+			default:
+				break more
+			}
+		}
+		if len(buf) == 0 {
+			continue
+		}
+		q.out.s.SetWriteDeadline(time.Now().Add(writeWait))
+		if _, err := q.out.s.Write(buf); err != nil {
+			q.shut(closeNormal, "a frame could not be written on the link: "+err.Error())
+			return
+		}
+	}
+}
+
+// muxBatch is how much one write of the request stream gathers.
+const muxBatch = 64 << 10
+
+func (q *quicCarrier) appendOut(buf []byte, f outFrame) []byte {
+	if !f.cancel && !q.calls.waiting(f.id) {
+		return buf // given up, or failed, before its turn
+	}
+	return append(buf, f.frame...)
+}
+
+// enqueue hands a frame to the request stream's writer without waiting; when
+// its queue is full (the peer is not reading) a goroutine waits for room, until
+// the link ends.
+func (q *quicCarrier) enqueue(f outFrame) {
+	select {
+	case q.queue <- f:
+		return
+	default:
+	}
+	go func() {
+		select {
+		case q.queue <- f:
+		case <-q.qc.Context().Done():
+		}
+	}()
 }
 
 // muxBuffer is each multiplexed stream's read buffer: most frames are far
@@ -120,10 +211,16 @@ func (q *quicCarrier) readAnswers() {
 		env, err := r.Read()
 		if err != nil {
 			q.misread("the peer's answers", err)
+			if cause := context.Cause(q.qc.Context()); cause != nil {
+				err = cause
+			}
+			q.calls.end(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
 		if env.Kind != wire.KindRes {
-			q.shut(closeProtocol, fmt.Sprintf("a %s %s frame came where only answers belong", env.Kind, env.Op))
+			why := fmt.Sprintf("a %s %s frame came where only answers belong", env.Kind, env.Op)
+			q.shut(closeProtocol, why)
+			q.calls.end(fmt.Errorf("%w: %s", ErrClosed, why))
 			return
 		}
 		q.calls.answer(env)
@@ -210,23 +307,25 @@ func (q *quicCarrier) misread(what string, err error) {
 	q.shut(code, fmt.Sprintf("%s could not be read: %v", what, err))
 }
 
-// muxCall sends one request on this end's request stream and waits for its
-// answer; a call given up is told to the peer (link.cancel), so its handler's
-// ctx ends as a reset stream's does.
-func (q *quicCarrier) muxCall(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error) {
-	ch := q.calls.add(id)
-	defer q.calls.drop(id)
-	gone := q.qc.Context()
-	if err := q.out.write(q, frame); err != nil {
-		return wire.Envelope{}, err
+// muxStart queues one request for this end's request stream; its answer
+// comes off that stream (readAnswers). A call given up is told to the peer
+// (link.cancel), so its handler's ctx ends as a reset stream's does.
+func (q *quicCarrier) muxStart(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
+	if !q.calls.add(id, done) {
+		done(wire.Envelope{}, q.calls.failure())
+		return func() {}
 	}
-	env, err := await(ctx, ch, gone.Done(), func() error { return context.Cause(gone) })
-	if err != nil && ctx.Err() != nil && gone.Err() == nil {
-		if f, ferr := wire.EncodeFrame(id, wire.KindEvt, wire.OpLinkCancel, nil); ferr == nil {
-			q.out.write(q, f)
+	q.enqueue(outFrame{id: id, frame: frame})
+	return func() {
+		done := q.calls.take(id)
+		if done == nil {
+			return // answered already
+		}
+		done(wire.Envelope{}, context.Canceled)
+		if f, err := wire.EncodeFrame(id, wire.KindEvt, wire.OpLinkCancel, nil); err == nil {
+			q.enqueue(outFrame{id: id, cancel: true, frame: f})
 		}
 	}
-	return env, err
 }
 
 // muxAccept waits for the peer's next request off its request stream.

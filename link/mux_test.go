@@ -3,6 +3,8 @@ package link
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -75,7 +77,7 @@ func TestAMultiplexedPeerPastItsBoundWaitsItsTurn(t *testing.T) {
 			f, _ := wire.EncodeFrame(id, wire.KindReq, wire.OpCommFile, wire.CommFile{From: "a", To: "b"})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			env, err := g.car.call(ctx, id, f)
+			env, err := call(ctx, g.car, id, f)
 			if err == nil {
 				err = wire.Answer(env, nil)
 			}
@@ -93,5 +95,74 @@ func TestAMultiplexedPeerPastItsBoundWaitsItsTurn(t *testing.T) {
 	wg.Wait()
 	if most.Load() > MaxInFlight || ok.Load() != sent {
 		t.Fatalf("%d handlers ran at once and %d of %d were answered; want at most %d at once and every one answered", most.Load(), ok.Load(), sent, MaxInFlight)
+	}
+}
+
+// Go hands each answer to its own done, on every transport, past MaxInFlight
+// too; a request given up is told to the peer's handler (over QUIC), and one
+// still out when the link ends gets ErrClosed.
+func TestGoHandsEachAnswerToItsDone(t *testing.T) {
+	var handlerEnded atomic.Bool
+	handler := func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
+		var req wire.CommFile
+		wire.DecodePayload(payload, &req)
+		if req.To == "stuck" {
+			<-ctx.Done()
+			handlerEnded.Store(true)
+			return nil, ctx.Err()
+		}
+		return wire.CommFiled{OK: true, To: req.To}, nil
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			handlerEnded.Store(false)
+			_, g, h := pair(t, tr.dial, Config{Handler: handler}, Config{})
+			const n = 3 * MaxInFlight
+			type got struct {
+				want string
+				res  *wire.CommFiled
+				err  error
+			}
+			answers := make(chan got, n)
+			for i := range n {
+				to := fmt.Sprintf("h%03d", i)
+				res := new(wire.CommFiled)
+				g.Go(wire.OpCommFile, wire.CommFile{From: "a", To: to}, res, func(err error) { answers <- got{to, res, err} })
+			}
+			for range n {
+				select {
+				case a := <-answers:
+					if a.err != nil || a.res.To != a.want {
+						t.Fatalf("Go for %s = %+v, %v", a.want, *a.res, a.err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("Go's answers did not all come within 10s")
+				}
+			}
+
+			stuck := make(chan error, 1)
+			cancel := g.Go(wire.OpCommFile, wire.CommFile{From: "a", To: "stuck"}, nil, func(err error) { stuck <- err })
+			time.Sleep(50 * time.Millisecond) // the request reaches the handler
+			cancel()
+			if err := <-stuck; !errors.Is(err, context.Canceled) {
+				t.Fatalf("a request given up = %v; want context.Canceled", err)
+			}
+			if tr.kind == "quic" && !testutil.Within(2*time.Second, handlerEnded.Load) {
+				t.Fatal("the handler of a request given up never saw its ctx end")
+			}
+
+			out := make(chan error, 1)
+			g.Go(wire.OpCommFile, wire.CommFile{From: "a", To: "stuck"}, nil, func(err error) { out <- err })
+			time.Sleep(50 * time.Millisecond)
+			h.stop()
+			select {
+			case err := <-out:
+				if !errors.Is(err, ErrClosed) {
+					t.Fatalf("a request out when the link ended = %v; want ErrClosed", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("a request outlived its link by 5s")
+			}
+		})
 	}
 }

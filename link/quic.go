@@ -29,9 +29,10 @@ type quicCarrier struct {
 
 	// Set by multiplex before the link starts; nil for one stream per request.
 	out      *muxStream     // this end's requests, and their answers
+	queue    chan outFrame  // frames for out, taken by its writer
 	requests chan *exchange // the peer's requests, read off its stream
 	calls    calls          // this end's requests waiting for their answers
-	wg       sync.WaitGroup // the multiplexed streams' readers
+	wg       sync.WaitGroup // the multiplexed streams' readers and writer
 }
 
 func newQUICCarrier(qc *quic.Conn, control *quic.Stream, own io.Closer) *quicCarrier {
@@ -101,19 +102,26 @@ const (
 	streamBad       quic.StreamErrorCode = 2 // the request could not be read
 )
 
-// call's errors wrap ErrClosed when the connection, not just the stream, ended.
-func (q *quicCarrier) call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error) {
-	var env wire.Envelope
-	var err error
+// start's errors wrap ErrClosed when the connection, not just the stream,
+// ended.
+func (q *quicCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
 	if q.out != nil {
-		env, err = q.muxCall(ctx, id, frame)
-	} else {
-		env, err = q.exchange(ctx, frame)
+		return q.muxStart(id, frame, done)
 	}
-	if connGone(err) {
-		err = fmt.Errorf("%w: %v", ErrClosed, err)
-	}
-	return env, err
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		env, err := q.exchange(ctx, frame)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			err = ctx.Err() // given up: the reset stream's error says no more
+		case connGone(err):
+			err = fmt.Errorf("%w: %v", ErrClosed, err)
+		}
+		done(env, err)
+	}()
+	return cancel
 }
 
 // connGone reports whether err ended the whole QUIC connection.

@@ -96,6 +96,7 @@ func (w *wsCarrier) write() {
 }
 
 func (w *wsCarrier) read() {
+	defer func() { w.calls.end(w.failure()) }()
 	for {
 		_, msg, err := w.wc.Read(w.ctx)
 		if err != nil {
@@ -167,17 +168,28 @@ func (w *wsCarrier) recv() (wire.Envelope, error) {
 	}
 }
 
-func (w *wsCarrier) call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error) {
-	ch := w.calls.add(id)
-	defer w.calls.drop(id)
+func (w *wsCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
+	if !w.calls.add(id, done) {
+		done(wire.Envelope{}, w.failure())
+		return func() {}
+	}
+	// The writer takes one frame at a time; when it is busy, a goroutine
+	// waits to hand this one over, so the caller never does.
 	select {
 	case w.frames <- frame:
-	case <-ctx.Done():
-		return wire.Envelope{}, ctx.Err()
-	case <-w.ctx.Done():
-		return wire.Envelope{}, w.failure()
+	default:
+		go func() {
+			select {
+			case w.frames <- frame:
+			case <-w.ctx.Done():
+			}
+		}()
 	}
-	return await(ctx, ch, w.ctx.Done(), w.failure)
+	return func() {
+		if done := w.calls.take(id); done != nil {
+			done(wire.Envelope{}, context.Canceled)
+		}
+	}
 }
 
 // multiplex is how a WebSocket link always carries its requests.

@@ -319,10 +319,15 @@ func (c *Conn) heardBeat(env wire.Envelope) {
 	}
 }
 
-// serve answers the peer's requests, each in its own goroutine, at most
-// MaxInFlight at once; over QUIC the peer cannot even open more streams.
+// serve answers the peer's requests, at most MaxInFlight at once (over QUIC
+// without a request stream the peer cannot even open more streams), each on a
+// worker of the link's: one that is idle takes it, else a new one while fewer
+// than MaxInFlight run. A worker waits workerIdle for its next request before
+// it ends, so a stream of requests reuses a few warm goroutines rather than
+// starting, and growing the stack of, one for each.
 func (c *Conn) serve() {
-	slots := make(chan struct{}, MaxInFlight)
+	work := make(chan *exchange) // to an idle worker
+	workers := make(chan struct{}, MaxInFlight)
 	for {
 		ex, err := c.car.accept(c.ctx)
 		if err != nil {
@@ -330,15 +335,40 @@ func (c *Conn) serve() {
 			return
 		}
 		select {
-		case slots <- struct{}{}:
+		case work <- ex:
+			continue
+		default:
+		}
+		select {
+		case workers <- struct{}{}:
+			c.wg.Go(func() {
+				defer func() { <-workers }()
+				c.work(ex, work)
+			})
+		case work <- ex: // every worker is busy: the first one free takes it
 		case <-c.Done():
 			ex.abort()
 			return
 		}
-		c.wg.Go(func() {
-			defer func() { <-slots }()
-			c.answer(ex)
-		})
+	}
+}
+
+// workerIdle is how long a worker that answered a request waits for another.
+const workerIdle = 2 * time.Second
+
+func (c *Conn) work(ex *exchange, work <-chan *exchange) {
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		c.answer(ex)
+		idle.Reset(workerIdle)
+		select {
+		case ex = <-work:
+		case <-idle.C:
+			return
+		case <-c.Done():
+			return
+		}
 	}
 }
 

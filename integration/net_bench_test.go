@@ -100,7 +100,8 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 // so the hub offers it to every box whose directory has not come (199 or all
 // 200); then, once every guest has told its full directory, "unclaimed": a
 // handle no box holds, answered not_here. It reports p50/p99, the offers the
-// guests were sent per line, and the hub's resident memory; with
+// guests were sent per line, the CPU time the hub and this process spent per
+// line, and the hub's resident memory; with
 // SOTD_BENCH_HUB_PROFILE set, a CPU profile of the hub for each (hubProfile).
 //
 //	go test -run='^$' -bench=HubOf200Links -benchtime=2000x ./integration/
@@ -183,7 +184,9 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
 				defer hubProfile(b, n.hub)()
 				offered.Store(0)
+				cpu := cpuSpent(b, hub.cmd.Process.Pid)
 				report(b, tc.name, latencies(b, conc, b.N, n.hub, "hank", tc.to))
+				cpu()
 				b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 				if rss, ok := residentMB(hub.cmd.Process.Pid); ok {
 					b.ReportMetric(rss, "hub-RSS-MB")
@@ -204,6 +207,8 @@ func BenchmarkHubOf200Links(b *testing.B) {
 		}
 		defer hubProfile(b, n.hub)()
 		offered.Store(0)
+		cpu := cpuSpent(b, hub.cmd.Process.Pid)
+		defer cpu()
 		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
 			var res wire.CommFiled
 			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: "nobody", Text: "bench", ID: mail.NewID()}, &res)
@@ -266,6 +271,50 @@ func hubProfile(b *testing.B, hub *box) func() {
 			b.Errorf("the hub's CPU profile: %v", err)
 		}
 	}
+}
+
+// cpuSpent starts counting the CPU time the hub (pid) and this process (the
+// guests' links and the senders) spend; the returned func reports each per
+// op, where /proc tells it (Linux: in 10 ms ticks, so runs of a few seconds).
+func cpuSpent(b *testing.B, pid int) func() {
+	hub0, ok0 := cpuOf(pid)
+	self0, ok1 := cpuOf(os.Getpid())
+	return func() {
+		hub1, ok2 := cpuOf(pid)
+		self1, ok3 := cpuOf(os.Getpid())
+		if ok0 && ok1 && ok2 && ok3 {
+			b.ReportMetric(ms(hub1-hub0)/float64(b.N), "hub-CPU-ms/op")
+			b.ReportMetric(ms(self1-self0)/float64(b.N), "guests-CPU-ms/op")
+		}
+	}
+}
+
+// cpuOf is a process's user and system CPU time so far, where /proc tells it.
+func cpuOf(pid int) (time.Duration, bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	// The command's name, in parentheses, may hold spaces: fields count
+	// from after its closing one, utime and stime being the 14th and 15th.
+	i := strings.LastIndexByte(string(raw), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(utime+stime) * tick, true
 }
 
 // residentMB is a process's resident memory in MB, where /proc tells it.

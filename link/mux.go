@@ -101,6 +101,17 @@ func (m *muxStream) write(q *quicCarrier, frame []byte) error {
 	return nil
 }
 
+// tryWrite writes frame whole at once when no other write is under way and
+// the stream may take it now (flow control), and says whether it did: a
+// request then goes out without waking the stream's writer.
+func (m *muxStream) tryWrite(frame []byte) bool {
+	if !m.mu.TryLock() {
+		return false
+	}
+	defer m.mu.Unlock()
+	return m.s.TryWriteAll(frame) == nil
+}
+
 // multiplex carries this link's requests as the hello agreed (Hello.Mux): each
 // end opens one stream of its own at once and writes its requests there, and
 // link.cancel events for those it gives up on; the peer answers on the same
@@ -137,8 +148,10 @@ type outFrame struct {
 // another, so twice that leaves room for both.
 const outQueue = 2 * MaxInFlight
 
-// writeRequests writes this end's request stream: whatever is queued at once
-// goes in one write, and a request given up before its turn is not sent at all.
+// writeRequests writes what could not go on this end's request stream at once
+// (tryWrite), and every link.cancel, so a cancel never overtakes its request:
+// whatever is queued at once goes in one write, and a request given up before
+// its turn is not sent at all.
 // A write that fails may have sent part of a frame, after which nothing on the
 // stream could be read, so it ends the link; so does one that does not finish
 // within writeWait (the peer reads nothing).
@@ -165,9 +178,7 @@ func (q *quicCarrier) writeRequests() {
 		if len(buf) == 0 {
 			continue
 		}
-		q.out.s.SetWriteDeadline(time.Now().Add(writeWait))
-		if _, err := q.out.s.Write(buf); err != nil {
-			q.shut(closeNormal, "a frame could not be written on the link: "+err.Error())
+		if q.out.write(q, buf) != nil {
 			return
 		}
 	}
@@ -315,7 +326,9 @@ func (q *quicCarrier) muxStart(id uint64, frame []byte, done func(wire.Envelope,
 		done(wire.Envelope{}, q.calls.failure())
 		return func() {}
 	}
-	q.enqueue(outFrame{id: id, frame: frame})
+	if !q.out.tryWrite(frame) {
+		q.enqueue(outFrame{id: id, frame: frame})
+	}
 	return func() {
 		done := q.calls.take(id)
 		if done == nil {

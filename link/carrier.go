@@ -36,24 +36,6 @@ type carrier interface {
 	remote() string
 }
 
-// call sends one request frame on car and waits for its answer; ctx bounds
-// the wait, and a call given up is cancelled.
-func call(ctx context.Context, car carrier, id uint64, frame []byte) (wire.Envelope, error) {
-	type result struct {
-		env wire.Envelope
-		err error
-	}
-	ch := make(chan result, 1)
-	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} })
-	select {
-	case r := <-ch:
-		return r.env, r.err
-	case <-ctx.Done():
-		cancel()
-		return wire.Envelope{}, ctx.Err()
-	}
-}
-
 // exchange is one request of the peer's, being answered.
 type exchange struct {
 	ctx   context.Context // ends when the caller gives up or the link ends

@@ -172,3 +172,21 @@ func contains(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// call sends one request frame on car, as a misbehaving peer could, past
+// Call's checks and bounds, and waits for its answer; ctx bounds the wait.
+func call(ctx context.Context, car carrier, id uint64, frame []byte) (wire.Envelope, error) {
+	type result struct {
+		env wire.Envelope
+		err error
+	}
+	ch := make(chan result, 1)
+	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} })
+	select {
+	case r := <-ch:
+		return r.env, r.err
+	case <-ctx.Done():
+		cancel()
+		return wire.Envelope{}, ctx.Err()
+	}
+}

@@ -26,6 +26,8 @@
 //
 // Every offer is bounded: one request's offers share one deadline (the inbox
 // lock wait plus 1 s, Config.Wait), and at most MaxOffers offers are in flight
-// at once to each box, so a burst to unknown handles cannot open hundreds of
-// streams to a box, and a box that stops answering holds only its own slots.
+// at once to each box, so a burst to unknown handles cannot put hundreds of
+// requests on a box's link, and a box that stops answering holds only its own
+// slots. An offer to every box takes no goroutine per box: each goes out by its
+// link's Go, and one wait takes the answers as they come.
 package hub

@@ -31,8 +31,9 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 // box is asked, so a box that claims a handle it does not hold never sees its
 // mail); else to every linked box at once. A handle every box answered
 // not_here for is answered not_here without an offer for UnheldFor after, until
-// a link comes up or any directory changes (a negative cache: the directory
-// of the box that takes the handle ends it). first, when not nil, is a refusal
+// a link comes up or ends, or any directory changes (a negative cache: the
+// directory of the box that takes the handle ends it), and its sentence names
+// the boxes that were not linked when it was cached. first, when not nil, is a refusal
 // that came before any offer (the hub's own). All offers share one deadline,
 // cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
@@ -41,26 +42,27 @@ func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refus
 	req.Forwarded = true
 	t := tally{refusal: first}
 	if holder := r.holder(req.To); holder != nil {
-		if res, ok := r.fanOut(ctx, []Peer{holder}, req, &t); ok {
-			return res, nil
+		a := r.offerOne(ctx, holder, req)
+		if a.err == nil {
+			return a.res, nil
 		}
+		t.note(a)
 		return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
 	}
-	unheld, gen := r.knownUnheld(req.To)
+	notLinked, unheld, gen := r.knownUnheld(req.To)
 	if !unheld {
 		peers := r.Peers(nil)
 		if res, ok := r.fanOut(ctx, peers, req, &t); ok {
 			return res, nil
 		}
-		if t.notHere == len(peers) && len(peers) > 0 {
-			r.unheldSince(req.To, gen)
+		// Else a box refused or was silent, and the verdict names it, not
+		// the boxes that are not linked.
+		if t.notHere == len(peers) {
+			notLinked = r.NotLinked()
+			r.unheldSince(req.To, gen, notLinked)
 		}
 	}
-	var missing []string
-	if t.refusal == nil && t.silent == "" {
-		missing = r.NotLinked()
-	}
-	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, missing)
+	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, notLinked)
 }
 
 // answer is one box's answer to an offer.
@@ -70,44 +72,92 @@ type answer struct {
 	err error
 }
 
+// offerOne offers req to p alone, within p's share of offer slots, by its
+// link's File, which may gather it with the link's other comm.file requests.
+func (r *Router) offerOne(ctx context.Context, p Peer, req wire.CommFile) answer {
+	slots := r.slotsOf(p)
+	if slots == nil {
+		return answer{box: p.Box(), err: wire.Refuse(wire.CodeNotHere, "the link to %s ended before it was asked", p.Box())}
+	}
+	// A free slot is taken at once, so an offer is made even when ctx has
+	// just ended; else one is waited for within ctx.
+	if !slots.TryAcquire(1) && slots.Acquire(ctx, 1) != nil {
+		return r.noSlot(p)
+	}
+	defer slots.Release(1)
+	res, err := p.File(ctx, req)
+	return r.offered(p, req.To, res, err)
+}
+
+func (r *Router) noSlot(p Peer) answer {
+	return answer{box: p.Box(), err: wire.Refuse(wire.CodeFileFailed, "the daemon on %s was not asked: all %d offers to it were still unanswered; nothing was sent to it", p.Box(), r.cfg.MaxOffers)}
+}
+
 // fanOut offers req to every peer at once, each within its own link's share of
 // offer slots (cfg.MaxOffers), and returns the first ok. Without one, every
-// answer is noted in t. Offers still out when the ok comes are cancelled; they
-// end on their own, counted by r.offers.
+// answer is noted in t. Offers still out when the ok comes, or when ctx ends,
+// are given up (a box waiting for the inbox lock stops waiting); they end on
+// their own, counted by r.offers.
+//
+// The body is encoded once for every box, and each offer goes out by its
+// link's Go, not a goroutine of its own: an offer to 200 boxes is 200 frames
+// written and one wait for their answers.
 func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t *tally) (wire.CommFiled, bool) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// One body for every box: encoded once, not once per offer. An offer to
-	// one box alone goes with that link's other comm.file requests (Peer.File).
-	var body any
-	if len(peers) > 1 {
-		if raw, err := json.Marshal(req); err == nil {
-			body = json.RawMessage(raw)
-		}
+	var body any = req
+	if raw, err := json.Marshal(req); err == nil {
+		body = json.RawMessage(raw)
 	}
 	// Sized so that no offer waits to hand in its answer after fanOut returned.
 	answers := make(chan answer, len(peers))
+	cancels := make([]func(), 0, len(peers))
 	for _, p := range peers {
 		slots := r.slotsOf(p)
-		if slots == nil {
+		switch {
+		case slots == nil:
 			answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeNotHere, "the link to %s ended before it was asked", p.Box())}
 			continue
+		case !slots.TryAcquire(1):
+			// Every slot of p's is taken: one is waited for within ctx,
+			// aside. A free slot is taken at once, so an offer is made even
+			// when another box's ok has just ended ctx.
+			r.offers.Go(func() {
+				if slots.Acquire(ctx, 1) != nil {
+					answers <- r.noSlot(p)
+					return
+				}
+				defer slots.Release(1)
+				var res wire.CommFiled
+				answers <- r.offered(p, req.To, res, p.Call(ctx, wire.OpCommFile, body, &res))
+			})
+			continue
 		}
-		r.offers.Go(func() {
-			// A free slot is taken at once, so an offer is made even when
-			// another box's ok has just ended ctx; else one is waited for
-			// within ctx.
-			if !slots.TryAcquire(1) && slots.Acquire(ctx, 1) != nil {
-				answers <- answer{box: p.Box(), err: wire.Refuse(wire.CodeFileFailed, "the daemon on %s was not asked: all %d offers to it were still unanswered; nothing was sent to it", p.Box(), r.cfg.MaxOffers)}
-				return
-			}
-			defer slots.Release(1)
-			answers <- r.offerTo(ctx, p, req, body)
-		})
+		res := new(wire.CommFiled)
+		r.offers.Add(1)
+		cancels = append(cancels, p.Go(wire.OpCommFile, body, res, func(err error) {
+			slots.Release(1)
+			answers <- r.offered(p, req.To, *res, err)
+			r.offers.Done()
+		}))
 	}
-	for range peers {
-		a := <-answers
+	giveUp := func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+	}
+	over := ctx.Done()
+	for left := len(peers); left > 0; left-- {
+		var a answer
+		select {
+		case a = <-answers:
+		case <-over:
+			// Each offer still out answers context.Canceled at once (a
+			// box that gave no answer) once given up.
+			giveUp()
+			over = nil
+			a = <-answers
+		}
 		if a.err == nil {
+			giveUp()
 			return a.res, true
 		}
 		t.note(a)
@@ -115,17 +165,8 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 	return wire.CommFiled{}, false
 }
 
-// offerTo offers req to p: body, when not nil, is req encoded once for every
-// box it is offered to; else req goes by p.File.
-func (r *Router) offerTo(ctx context.Context, p Peer, req wire.CommFile, body any) answer {
-	var res wire.CommFiled
-	var err error
-	if body != nil {
-		err = p.Call(ctx, wire.OpCommFile, body, &res)
-	} else {
-		res, err = p.File(ctx, req)
-	}
-	to := req.To
+// offered is one box's answer to an offer, res and err as its link gave them.
+func (r *Router) offered(p Peer, to string, res wire.CommFiled, err error) answer {
 	if err == nil && !res.OK {
 		err = wire.Refuse(wire.CodeFileFailed, "the daemon on %s answered @%s without ok; nothing is known to be filed", p.Box(), to)
 	}

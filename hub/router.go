@@ -34,6 +34,10 @@ type Peer interface {
 	// File is a comm.file Call that the link may gather with others made at
 	// once into one frame (link.Conn.File), answered on its own.
 	File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
+	// Go sends a request without waiting for its answer (link.Conn.Go): done
+	// gets nil once resp holds the answer, else the refusal or why none came,
+	// once and without blocking; cancel gives up on it.
+	Go(op string, req, resp any, done func(error)) (cancel func())
 	Done() <-chan struct{}
 }
 
@@ -76,9 +80,10 @@ type Router struct {
 	holders map[string]Peer              // handle -> the one link that holds it
 	changed chan struct{}                // closed, and replaced, at each directory change
 	// unheld is the negative cache: handles every linked box answered
-	// not_here, each with when. A link coming up or any directory event
-	// empties it, since either may name one of them (see Offer).
-	unheld map[string]time.Time
+	// not_here (see Offer). A link coming up or any directory event empties
+	// it, since either may name one of them; so does a link that ends, since
+	// its box is then one the cached answer must name as not linked.
+	unheld map[string]unheld
 	gen    uint64 // counts the events that empty unheld
 
 	view *View // what each link published for the handles it holds
@@ -103,7 +108,7 @@ func New(cfg Config) *Router {
 		links:   map[string]Peer{},
 		slots:   map[Peer]*semaphore.Weighted{},
 		held:    map[Peer]map[string]struct{}{},
-		unheld:  map[string]time.Time{},
+		unheld:  map[string]unheld{},
 		holders: map[string]Peer{},
 		changed: make(chan struct{}),
 	}
@@ -143,6 +148,7 @@ func (r *Router) Remove(p Peer) {
 		delete(r.links, p.Box())
 	}
 	r.drop(p)
+	r.heldAnew()
 	r.mu.Unlock()
 	r.view.drop(p) // the view takes r.mu under its own lock: not under r.mu
 }
@@ -304,46 +310,59 @@ func (r *Router) slotsOf(p Peer) *semaphore.Weighted {
 }
 
 // UnheldFor is how long the hub answers not_here at once for a handle every
-// linked box answered not_here, when no link came up and no directory changed
-// meanwhile: a burst of mail to a handle no box holds costs one offer to every
-// box, not one each. A guest's directory tells a handle it took within its
-// registry poll (1.5 s), and that event ends the wait at once.
+// linked box answered not_here, when no link came up or ended and no directory
+// changed meanwhile: a burst of mail to a handle no box holds costs one offer to
+// every box, and one read of hosts.toml for the boxes that are not linked, not
+// one each. A guest's directory tells a handle it took within its registry poll
+// (1.5 s), and that event ends the wait at once.
 const UnheldFor = 2 * time.Second
 
 // maxUnheld bounds the negative cache; past it, it starts afresh.
 const maxUnheld = 4096
 
-// heldAnew empties the negative cache: a link came up or a directory changed.
-// Under r.mu.
+// unheld is one handle no linked box holds: since when, and the boxes that
+// should have been linked and were not then (NotLinked), which its not_here
+// names.
+type unheld struct {
+	at        time.Time
+	notLinked []string
+}
+
+// heldAnew empties the negative cache: a link came up or ended, or a directory
+// changed. Under r.mu.
 func (r *Router) heldAnew() {
 	r.gen++
 	if len(r.unheld) > 0 {
-		r.unheld = map[string]time.Time{}
+		r.unheld = map[string]unheld{}
 	}
 }
 
 // knownUnheld says whether every linked box answered not_here for handle
-// within UnheldFor, with nothing since that could change it; and the
-// generation to pass unheldSince after a new round of offers.
-func (r *Router) knownUnheld(handle string) (bool, uint64) {
+// within UnheldFor, with nothing since that could change it, and which boxes
+// were not linked then; and the generation to pass unheldSince after a new
+// round of offers.
+func (r *Router) knownUnheld(handle string) (notLinked []string, ok bool, gen uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	at, ok := r.unheld[handle]
-	return ok && time.Since(at) < UnheldFor, r.gen
+	u, ok := r.unheld[handle]
+	if !ok || time.Since(u.at) >= UnheldFor {
+		return nil, false, r.gen
+	}
+	return u.notLinked, true, r.gen
 }
 
 // unheldSince notes that every linked box answered not_here for handle, when
-// no link came up and no directory changed since gen.
-func (r *Router) unheldSince(handle string, gen uint64) {
+// no link came up or ended and no directory changed since gen.
+func (r *Router) unheldSince(handle string, gen uint64, notLinked []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.gen != gen {
 		return
 	}
 	if len(r.unheld) >= maxUnheld {
-		r.unheld = map[string]time.Time{}
+		r.unheld = map[string]unheld{}
 	}
-	r.unheld[handle] = time.Now()
+	r.unheld[handle] = unheld{at: time.Now(), notLinked: notLinked}
 }
 
 // Peers is every linked box but skip (nil skips none), each over its current

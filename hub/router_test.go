@@ -56,6 +56,15 @@ func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	return nil
 }
 
+func (b *box) Go(op string, req, resp any, done func(error)) (cancel func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		done(b.Call(ctx, op, req, resp))
+	}()
+	return cancel
+}
+
 func (b *box) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	var res wire.CommFiled
 	err := b.Call(ctx, wire.OpCommFile, req, &res)
@@ -503,5 +512,37 @@ func TestASilentBoxKeepsAHandleOutOfTheNegativeCache(t *testing.T) {
 	r.Wait()
 	if len(ga.asked()) != 2 {
 		t.Fatalf("ga was offered @bob %d times, want 2: a box that gave no answer may hold it", len(ga.asked()))
+	}
+}
+
+// The cached not_here still names the boxes that are not linked, without
+// reading hosts.toml again for each line: with 200 boxes in it that read was
+// most of the hub's CPU for mail to a handle no box holds.
+func TestTheNegativeCacheKeepsItsNotLinkedBoxes(t *testing.T) {
+	var reads atomic.Int64
+	r := New(Config{Wait: testWait, ShouldLink: func() []string {
+		reads.Add(1)
+		return []string{"ga", "gb", "gc"}
+	}})
+	t.Cleanup(r.Wait)
+	ga, gb := newBox("ga", notHere), newBox("gb", notHere)
+	link(r, ga, gb)
+	const want = "no linked box knows that handle: bob; not linked: gc"
+	for range 3 {
+		if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != want {
+			t.Fatalf("Offer = %v; want %q", err, want)
+		}
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("hosts.toml was read %d times for three lines to one unheld handle; want once", n)
+	}
+	// A link that ends is a box the answer must now name.
+	r.Remove(gb)
+	if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != "no linked box knows that handle: bob; not linked: gb, gc" {
+		t.Fatalf("Offer after gb's link ended = %v; want gb named as not linked", err)
+	}
+	r.Wait()
+	if len(ga.asked()) != 2 {
+		t.Fatalf("ga was offered @bob %d times; want 2: once, and again after gb's link ended", len(ga.asked()))
 	}
 }

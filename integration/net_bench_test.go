@@ -3,7 +3,11 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +24,7 @@ import (
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -93,8 +99,10 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 // the hub so, "offer-all" when the guest holding it told the hub no directory,
 // so the hub offers it to every box whose directory has not come (199 or all
 // 200); then, once every guest has told its full directory, "unclaimed": a
-// handle no box holds, answered not_here. It reports p50/p99 and the hub's
-// resident memory.
+// handle no box holds, answered not_here. It reports p50/p99, the offers the
+// guests were sent per line, the CPU time the hub and this process spent per
+// line, and the hub's resident memory; with
+// SOTD_BENCH_HUB_PROFILE set, a CPU profile of the hub for each (hubProfile).
 //
 //	go test -run='^$' -bench=HubOf200Links -benchtime=2000x ./integration/
 func BenchmarkHubOf200Links(b *testing.B) {
@@ -117,6 +125,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 
 	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
 	// nothing until the unclaimed round; every other guest holds nothing.
+	var offered atomic.Int64 // comm.file requests the guests were sent
 	answer := func(holds string) link.Handler {
 		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
@@ -126,6 +135,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			if err := wire.DecodePayload(payload, &req); err != nil {
 				return nil, err
 			}
+			offered.Add(1)
 			if req.To == holds {
 				return wire.CommFiled{OK: true, To: req.To}, nil
 			}
@@ -172,7 +182,12 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	for _, tc := range []struct{ name, to string }{{"directory", "bob"}, {"offer-all", "carl"}} {
 		for _, conc := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
+				defer hubProfile(b, n.hub)()
+				offered.Store(0)
+				cpu := cpuSpent(b, hub.cmd.Process.Pid)
 				report(b, tc.name, latencies(b, conc, b.N, n.hub, "hank", tc.to))
+				cpu()
+				b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 				if rss, ok := residentMB(hub.cmd.Process.Pid); ok {
 					b.ReportMetric(rss, "hub-RSS-MB")
 				}
@@ -190,6 +205,10 @@ func BenchmarkHubOf200Links(b *testing.B) {
 		for i := range client {
 			client[i] = n.hub.dial("hank")
 		}
+		defer hubProfile(b, n.hub)()
+		offered.Store(0)
+		cpu := cpuSpent(b, hub.cmd.Process.Pid)
+		defer cpu()
 		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
 			var res wire.CommFiled
 			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: "nobody", Text: "bench", ID: mail.NewID()}, &res)
@@ -198,7 +217,104 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			}
 			return nil
 		}))
+		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 	})
+}
+
+// hubProfile takes a CPU profile of the hub's daemon through its
+// /debug/pprof/ endpoint while a sub-benchmark runs, when
+// SOTD_BENCH_HUB_PROFILE names a folder: SOTD_BENCH_HUB_SECONDS long (default
+// 5), written there under the sub-benchmark's name. Run enough iterations to
+// fill it. The returned func waits for the profile.
+func hubProfile(b *testing.B, hub *box) func() {
+	dir := os.Getenv("SOTD_BENCH_HUB_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	secs := os.Getenv("SOTD_BENCH_HUB_SECONDS")
+	if secs == "" {
+		secs = "5"
+	}
+	page, err := web.URL(home.Home{Dir: hub.home}, hub.host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := url.Parse(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.Path = "/debug/pprof/profile"
+	q := u.Query()
+	q.Set("seconds", secs)
+	u.RawQuery = q.Encode()
+	done := make(chan error, 1)
+	go func() {
+		res, err := http.Get(u.String())
+		if err != nil {
+			done <- err
+			return
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("%s from the hub's /debug/pprof/profile", res.Status)
+			return
+		}
+		out, err := os.Create(filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+".pprof"))
+		if err == nil {
+			_, err = io.Copy(out, res.Body)
+			err = errors.Join(err, out.Close())
+		}
+		done <- err
+	}()
+	return func() {
+		if err := <-done; err != nil {
+			b.Errorf("the hub's CPU profile: %v", err)
+		}
+	}
+}
+
+// cpuSpent starts counting the CPU time the hub (pid) and this process (the
+// guests' links and the senders) spend; the returned func reports each per
+// op, where /proc tells it (Linux: in 10 ms ticks, so runs of a few seconds).
+func cpuSpent(b *testing.B, pid int) func() {
+	hub0, ok0 := cpuOf(pid)
+	self0, ok1 := cpuOf(os.Getpid())
+	return func() {
+		hub1, ok2 := cpuOf(pid)
+		self1, ok3 := cpuOf(os.Getpid())
+		if ok0 && ok1 && ok2 && ok3 {
+			b.ReportMetric(ms(hub1-hub0)/float64(b.N), "hub-CPU-ms/op")
+			b.ReportMetric(ms(self1-self0)/float64(b.N), "guests-CPU-ms/op")
+		}
+	}
+}
+
+// cpuOf is a process's user and system CPU time so far, where /proc tells it.
+func cpuOf(pid int) (time.Duration, bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	// The command's name, in parentheses, may hold spaces: fields count
+	// from after its closing one, utime and stime being the 14th and 15th.
+	i := strings.LastIndexByte(string(raw), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(utime+stime) * tick, true
 }
 
 // residentMB is a process's resident memory in MB, where /proc tells it.

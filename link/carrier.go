@@ -12,10 +12,18 @@ import (
 // carrier is what one transport (QUIC, WebSocket) gives a Conn: calls that are
 // one request and one answer, the peer's requests, and the control stream.
 type carrier interface {
-	// call sends one request frame and returns the answer to it; ctx bounds both.
-	call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error)
+	// start sends one request frame without waiting: done gets its answer, or
+	// why none came (wrapping ErrClosed when the connection ended), once,
+	// without blocking, as the reader that took it must go on. cancel gives up
+	// on it: the peer is told where the transport can, and done gets
+	// context.Canceled unless the answer came first.
+	start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func())
 	// accept waits for the peer's next request.
 	accept(ctx context.Context) (*exchange, error)
+	// multiplex carries every request of each end on one stream of its own,
+	// matched by id, as a hello that asked for it (wire.Hello.Mux) agreed;
+	// called once, after the hello, before the link starts.
+	multiplex() error
 	// send writes one frame on the control stream.
 	send(frame []byte) error
 	// recv reads the next frame of the control stream.

@@ -54,6 +54,10 @@ type Config struct {
 	Heartbeat time.Duration // default HeartbeatEvery
 	DeadAfter time.Duration // default three heartbeats: DeadAfter at the default Heartbeat
 	QUICWait  time.Duration // default QUICWait
+
+	// perCall makes this end a box older than multiplexed links (Hello.Mux):
+	// it asks for none, takes none, and sends each request on its own stream.
+	perCall bool
 }
 
 func (c Config) withDefaults() Config {

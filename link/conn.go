@@ -120,21 +120,82 @@ func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
 	case <-c.Done():
 		return c.Err()
 	}
-	defer func() { <-c.slots }()
-	id := c.nextID.Add(1)
-	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
+	type result struct {
+		env wire.Envelope
+		err error
+	}
+	ch := make(chan result, 1)
+	cancel, err := c.request(op, req, func(env wire.Envelope, err error) { ch <- result{env, err} })
 	if err != nil {
 		return err
 	}
-	env, err := c.car.call(ctx, id, frame)
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		cancel()
 		return c.unanswered(ctx, op)
-	case errors.Is(err, ErrClosed):
-		c.fail(closeNormal, err)
+	}
+	if errors.Is(r.err, ErrClosed) {
+		c.fail(closeNormal, r.err)
 		return c.Err()
+	}
+	return c.answered(op, r.env, r.err, resp)
+}
+
+// Go sends one request and returns at once, for a caller that asks many links
+// at once (the hub's offer to every box) and would otherwise need a goroutine
+// for each: done gets nil once resp holds the answer, else a *wire.Refusal or
+// why no answer came (wrapping ErrClosed when the link ended), once. done runs
+// on the link's reader, so it must not block, and resp must not be read before
+// it ran. cancel gives up on the request, as a Call whose ctx ended does (the
+// peer's handler is told over QUIC); done then gets context.Canceled unless the
+// answer came first. When the link already has MaxInFlight requests out, the
+// request waits for a slot in a goroutine of its own.
+func (c *Conn) Go(op string, req, resp any, done func(error)) (cancel func()) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.Done():
+		done(c.Err())
+		return func() {}
 	default:
+		ctx, stop := context.WithCancel(c.ctx)
+		go func() { done(c.Call(ctx, op, req, resp)) }()
+		return stop
+	}
+	cancel, err := c.request(op, req, func(env wire.Envelope, err error) {
+		if err == nil || !errors.Is(err, ErrClosed) {
+			err = c.answered(op, env, err, resp)
+		}
+		done(err)
+	})
+	if err != nil {
+		done(err)
+		return func() {}
+	}
+	return cancel
+}
+
+// request sends one request, the caller holding one of the link's slots, which
+// the answer frees; done gets the answer. An error is a request that could
+// not be encoded: nothing was sent, and done is not called.
+func (c *Conn) request(op string, req any, done func(wire.Envelope, error)) (cancel func(), err error) {
+	id := c.nextID.Add(1)
+	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
+	if err != nil {
+		<-c.slots
+		return nil, err
+	}
+	return c.car.start(id, frame, func(env wire.Envelope, err error) {
+		<-c.slots
+		done(env, err)
+	}), nil
+}
+
+// answered is what a call's answer (or the error in its place) says: resp
+// decoded, a refusal, or what went wrong.
+func (c *Conn) answered(op string, env wire.Envelope, err error, resp any) error {
+	if err != nil {
 		return fmt.Errorf("%s over the link to %s: %w", op, c.peer, err)
 	}
 	if env.Kind != wire.KindRes || env.Op != op {
@@ -258,10 +319,15 @@ func (c *Conn) heardBeat(env wire.Envelope) {
 	}
 }
 
-// serve answers the peer's requests, each in its own goroutine, at most
-// MaxInFlight at once; over QUIC the peer cannot even open more streams.
+// serve answers the peer's requests, at most MaxInFlight at once (over QUIC
+// without a request stream the peer cannot even open more streams), each on a
+// worker of the link's: one that is idle takes it, else a new one while fewer
+// than MaxInFlight run. A worker waits workerIdle for its next request before
+// it ends, so a stream of requests reuses a few warm goroutines rather than
+// starting, and growing the stack of, one for each.
 func (c *Conn) serve() {
-	slots := make(chan struct{}, MaxInFlight)
+	work := make(chan *exchange) // to an idle worker
+	workers := make(chan struct{}, MaxInFlight)
 	for {
 		ex, err := c.car.accept(c.ctx)
 		if err != nil {
@@ -269,15 +335,40 @@ func (c *Conn) serve() {
 			return
 		}
 		select {
-		case slots <- struct{}{}:
+		case work <- ex:
+			continue
+		default:
+		}
+		select {
+		case workers <- struct{}{}:
+			c.wg.Go(func() {
+				defer func() { <-workers }()
+				c.work(ex, work)
+			})
+		case work <- ex: // every worker is busy: the first one free takes it
 		case <-c.Done():
 			ex.abort()
 			return
 		}
-		c.wg.Go(func() {
-			defer func() { <-slots }()
-			c.answer(ex)
-		})
+	}
+}
+
+// workerIdle is how long a worker that answered a request waits for another.
+const workerIdle = 2 * time.Second
+
+func (c *Conn) work(ex *exchange, work <-chan *exchange) {
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		c.answer(ex)
+		idle.Reset(workerIdle)
+		select {
+		case ex = <-work:
+		case <-idle.C:
+			return
+		case <-c.Done():
+			return
+		}
 	}
 }
 

@@ -21,8 +21,8 @@ func TestCallsGoBothWays(t *testing.T) {
 			if hubEnd.Box() != "guest" || guestEnd.Box() != "hub" {
 				t.Fatalf("Box() = %q at the hub and %q at the guest, want guest and hub", hubEnd.Box(), guestEnd.Box())
 			}
-			if hubEnd.Transport() != tr.name || guestEnd.Transport() != tr.name {
-				t.Fatalf("Transport() = %q and %q, want %s", hubEnd.Transport(), guestEnd.Transport(), tr.name)
+			if hubEnd.Transport() != tr.kind || guestEnd.Transport() != tr.kind {
+				t.Fatalf("Transport() = %q and %q, want %s", hubEnd.Transport(), guestEnd.Transport(), tr.kind)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -150,8 +150,8 @@ func TestABlockedHandlerDelaysNoOtherAnswer(t *testing.T) {
 			if err := <-stuck; !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("the stuck call = %v, want its deadline", err)
 			}
-			if tr.name == "quic" && !testutil.Within(2*time.Second, stuckEnded.Load) {
-				t.Error("the abandoned stream's handler never saw its ctx end")
+			if tr.kind == "quic" && !testutil.Within(2*time.Second, stuckEnded.Load) {
+				t.Error("the abandoned call's handler never saw its ctx end")
 			}
 			if err := g.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "a", To: "after"}, &got); err != nil || got.To != "after" {
 				t.Fatalf("a call after an abandoned one = %+v, %v; want the link still usable", got, err)
@@ -311,7 +311,7 @@ func TestWebSocketRefusesAPeerThatOverrunsItsBound(t *testing.T) {
 			f, _ := wire.EncodeFrame(id, wire.KindReq, wire.OpCommFile, wire.CommFile{From: "a", To: "b"})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			env, err := g.car.call(ctx, id, f)
+			env, err := call(ctx, g.car, id, f)
 			if err != nil {
 				t.Error(err)
 				return

@@ -11,10 +11,19 @@
 // heartbeat carries NTP's timestamps (wire.LinkBeat): its sender's clock, and
 // the last beat it heard with how long it held it, so each end takes the
 // link's round trip and the peer's clock offset from every beat that echoes
-// one of its own (Conn.Health); a bare beat, an older peer's, is still a beat. Every
-// request — a guest's forward, the hub's offer — is a stream of its own: one
-// request frame, one answer frame, both ends closed, so a request held up by an
-// inbox lock never delays another's answer.
+// one of its own (Conn.Health); a bare beat, an older peer's, is still a beat.
+// Requests — a guest's forward, the hub's offer — go, when the hello asked for it
+// (wire.Hello.Mux) and the hub's answer took it, on one stream per end: each end
+// opens its own and writes its requests there, and the peer answers each on it
+// as soon as its handler returns, in any order, matched by id, so a request held
+// up by an inbox lock never delays another's answer. A request the caller gives
+// up on is followed by a link.cancel event with its id, which ends its handler's
+// ctx. A frame on that stream that does not decode ends the link, as nothing
+// after it could be read. With a peer older than that, each request is a
+// stream of its own (one request frame, one answer frame, both ends closed; a
+// caller that gives up resets it). One stream per end spares each request a
+// stream's opening, state and closing at both ends: most of a request's cost
+// to a hub that offers a line to every box.
 //
 // Choosing the transport (for the README): a guest dials QUIC first. When the
 // QUIC handshake does not complete within QUICWait (3 s; UDP blocked on the way)

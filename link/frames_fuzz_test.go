@@ -89,7 +89,7 @@ func FuzzLinkHello(f *testing.F) {
 		if err != nil {
 			return
 		}
-		why := checkHello(env, "guest")
+		_, why := checkHello(env, "guest")
 		h, ok := readBack[wire.Hello](t, line, wire.OpHello)
 		if why == "" && (!ok || env.Kind != wire.KindReq || h.Role != wire.RoleLink || h.Host != "guest" || h.Protocol != wire.Protocol) {
 			t.Fatalf("the hub admitted %q as box guest", line)

@@ -31,20 +31,26 @@ func TestLinkRefusesRequestsThatAreNotTextOrPastABound(t *testing.T) {
 				t.Fatalf("a comm.file whose id holds a space: %v (%+v); want bad_request naming the id", err, res)
 			}
 
-			env, err := g.car.call(ctx, 9, fmt.Appendf(nil, lone, 9))
+			env, err := call(ctx, g.car, 9, fmt.Appendf(nil, lone, 9))
 			if err == nil {
 				t.Fatalf("the hub answered a lone surrogate's frame: %+v", env)
 			}
 			if n := served.Load(); n != 1 {
 				t.Fatalf("the hub's handler took %d requests; want only the one with a bad id, not the lone surrogate's", n)
 			}
-			if tr.name == "ws" {
-				// Over WebSocket, as on the socket, a bad frame ends the connection.
-				select {
-				case <-hubEnd.Done():
-				case <-time.After(5 * time.Second):
-					t.Fatal("the link stayed up after a bad frame over WebSocket")
+			if tr.name == "quic-per-call" {
+				// Its stream is reset; the link stays up.
+				if err := g.Call(ctx, wire.OpCommFile, wire.CommFile{From: "alice", To: "bob"}, &res); err != nil {
+					t.Fatalf("a call after a bad frame on a stream of its own: %v; want the link up", err)
 				}
+				return
+			}
+			// On a stream (or a WebSocket) every request shares, as on the
+			// socket, nothing after a bad frame can be read: the link ends.
+			select {
+			case <-hubEnd.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatalf("the link stayed up after a bad frame over %s", tr.name)
 			}
 		})
 	}

@@ -31,7 +31,7 @@ func refuse(format string, a ...any) error { return refused{fmt.Errorf(format, a
 func greet(ctx context.Context, car carrier, cfg Config, t Target) (string, error) {
 	stop := context.AfterFunc(ctx, func() { car.close(closeNormal, "no answer to hello") })
 	defer stop()
-	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol})
+	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol, Mux: !cfg.perCall})
 	if err == nil {
 		err = car.send(frame)
 	}
@@ -57,6 +57,8 @@ func greet(ctx context.Context, car carrier, cfg Config, t Target) (string, erro
 		err = fmt.Errorf("%w: the hub at %s answered hello with a %s %s frame", wire.ErrFrame, car.remote(), env.Kind, env.Op)
 	} else if err = wire.Answer(env, &ok); err != nil {
 		err = refuse("the hub at %s refused this box's hello: %w", car.remote(), err)
+	} else if ok.Mux && !cfg.perCall {
+		err = car.multiplex()
 	}
 	if err != nil {
 		car.close(closeNormal, "hello refused")
@@ -84,25 +86,25 @@ func isRefusal(err error) bool {
 	return errors.As(err, &ae) && ae.Remote && ae.ErrorCode == quic.ApplicationErrorCode(closeRefused)
 }
 
-// checkHello returns why a link's hello is refused, or "" when it is accepted.
-// box is the box the peer's key is pinned to.
-func checkHello(env wire.Envelope, box string) string {
-	if env.Kind != wire.KindReq || env.Op != wire.OpHello {
-		return "the first frame of a link must be hello"
-	}
+// checkHello returns a link's hello and why it is refused, or "" when it is
+// accepted. box is the box the peer's key is pinned to.
+func checkHello(env wire.Envelope, box string) (wire.Hello, string) {
 	var h wire.Hello
+	if env.Kind != wire.KindReq || env.Op != wire.OpHello {
+		return h, "the first frame of a link must be hello"
+	}
 	if err := wire.DecodePayload(env.Payload, &h); err != nil {
-		return err.Error()
+		return h, err.Error()
 	}
 	switch {
 	case h.Role != wire.RoleLink:
-		return fmt.Sprintf("role %q on the link listener; a box links with role %q", h.Role, wire.RoleLink)
+		return h, fmt.Sprintf("role %q on the link listener; a box links with role %q", h.Role, wire.RoleLink)
 	case h.Protocol != wire.Protocol:
-		return fmt.Sprintf("the box speaks sot-comm protocol %d and this hub speaks %d; update the older side", h.Protocol, wire.Protocol)
+		return h, fmt.Sprintf("the box speaks sot-comm protocol %d and this hub speaks %d; update the older side", h.Protocol, wire.Protocol)
 	case h.Host != box:
-		return fmt.Sprintf("the hello says box %q but its key is pinned to box %q in hosts.toml; set SOT_SELF_HOST=%s on that box, or pin its key under [host.%s]", h.Host, box, box, h.Host)
+		return h, fmt.Sprintf("the hello says box %q but its key is pinned to box %q in hosts.toml; set SOT_SELF_HOST=%s on that box, or pin its key under [host.%s]", h.Host, box, box, h.Host)
 	}
-	return ""
+	return h, ""
 }
 
 // admit reads a peer's hello on a fresh carrier and answers it. A refused peer
@@ -121,7 +123,8 @@ func (s *Server) admit(car carrier, box string) *Conn {
 		car.close(closeNormal, "no hello")
 		return nil
 	}
-	if why := checkHello(env, box); why != "" {
+	h, why := checkHello(env, box)
+	if why != "" {
 		log.Warn("link refused", "why", why)
 		frame, _ := wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.Error{Error: why, Code: wire.CodeHelloRefused})
 		if car.send(frame) == nil {
@@ -133,7 +136,15 @@ func (s *Server) admit(car carrier, box string) *Conn {
 		car.close(closeRefused, why)
 		return nil
 	}
-	frame, err := wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd"})
+	// The peer's streams are read from the moment it hears the answer.
+	mux := h.Mux && !s.cfg.perCall
+	if mux {
+		err = car.multiplex()
+	}
+	var frame []byte
+	if err == nil {
+		frame, err = wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd", Mux: mux})
+	}
 	if err == nil {
 		err = car.send(frame)
 	}

@@ -16,7 +16,8 @@ import (
 )
 
 // quicCarrier is a link over one QUIC connection: a control stream the guest
-// opened, and one stream per request.
+// opened, and either one request stream per direction (multiplex, when the
+// hello agreed to it) or one stream per request (a peer older than that).
 type quicCarrier struct {
 	qc      *quic.Conn
 	control *quic.Stream
@@ -25,6 +26,13 @@ type quicCarrier struct {
 
 	sendMu    sync.Mutex
 	closeOnce sync.Once
+
+	// Set by multiplex before the link starts; nil for one stream per request.
+	out      *muxStream     // this end's requests, and their answers
+	queue    chan outFrame  // frames for out, taken by its writer
+	requests chan *exchange // the peer's requests, read off its stream
+	calls    calls          // this end's requests waiting for their answers
+	wg       sync.WaitGroup // the multiplexed streams' readers and writer
 }
 
 func newQUICCarrier(qc *quic.Conn, control *quic.Stream, own io.Closer) *quicCarrier {
@@ -52,13 +60,20 @@ func (q *quicCarrier) remote() string { return q.qc.RemoteAddr().String() }
 
 func (q *quicCarrier) gone() <-chan struct{} { return q.qc.Context().Done() }
 
-func (q *quicCarrier) close(code closeCode, reason string) {
+// shut ends the connection without waiting; the stream readers call it.
+func (q *quicCarrier) shut(code closeCode, reason string) {
 	q.closeOnce.Do(func() {
 		q.qc.CloseWithError(quic.ApplicationErrorCode(code), reason)
 		if q.own != nil {
 			q.own.Close()
 		}
 	})
+}
+
+// close ends the connection and waits for the stream readers.
+func (q *quicCarrier) close(code closeCode, reason string) {
+	q.shut(code, reason)
+	q.wg.Wait()
 }
 
 func (q *quicCarrier) send(frame []byte) error {
@@ -80,20 +95,33 @@ func (q *quicCarrier) recv() (wire.Envelope, error) {
 	return env, err
 }
 
-// Stream codes a request's stream is cancelled with.
+// Stream codes a request's stream is cancelled with (one stream per request).
 const (
 	streamDone      quic.StreamErrorCode = 0 // the answer came; the rest is not read
 	streamAbandoned quic.StreamErrorCode = 1 // the caller gave up
 	streamBad       quic.StreamErrorCode = 2 // the request could not be read
 )
 
-// call's errors wrap ErrClosed when the connection, not just the stream, ended.
-func (q *quicCarrier) call(ctx context.Context, _ uint64, frame []byte) (wire.Envelope, error) {
-	env, err := q.exchange(ctx, frame)
-	if connGone(err) {
-		err = fmt.Errorf("%w: %v", ErrClosed, err)
+// start's errors wrap ErrClosed when the connection, not just the stream,
+// ended.
+func (q *quicCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
+	if q.out != nil {
+		return q.muxStart(id, frame, done)
 	}
-	return env, err
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		env, err := q.exchange(ctx, frame)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			err = ctx.Err() // given up: the reset stream's error says no more
+		case connGone(err):
+			err = fmt.Errorf("%w: %v", ErrClosed, err)
+		}
+		done(env, err)
+	}()
+	return cancel
 }
 
 // connGone reports whether err ended the whole QUIC connection.
@@ -130,6 +158,9 @@ func (q *quicCarrier) exchange(ctx context.Context, frame []byte) (wire.Envelope
 }
 
 func (q *quicCarrier) accept(ctx context.Context) (*exchange, error) {
+	if q.out != nil {
+		return q.muxAccept(ctx)
+	}
 	s, err := q.qc.AcceptStream(ctx)
 	if err != nil {
 		return nil, err

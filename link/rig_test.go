@@ -20,13 +20,20 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// transports are the two ways a guest links; dial skips Dial's choice.
+// transports are the ways a guest links; dial skips Dial's choice. kind is
+// the transport's name; "quic-per-call" is a guest older than multiplexed
+// links, which sends each request on a stream of its own, and so does the hub
+// to it.
 var transports = []struct {
-	name string
-	dial func(ctx context.Context, cfg Config, t Target) (*Conn, error)
+	name, kind string
+	dial       func(ctx context.Context, cfg Config, t Target) (*Conn, error)
 }{
-	{"quic", dialQUIC},
-	{"ws", dialWS},
+	{"quic", "quic", dialQUIC},
+	{"quic-per-call", "quic", func(ctx context.Context, cfg Config, t Target) (*Conn, error) {
+		cfg.perCall = true
+		return dialQUIC(ctx, cfg, t)
+	}},
+	{"ws", "ws", dialWS},
 }
 
 // logBuf collects a side's log lines for assertions.
@@ -164,4 +171,22 @@ func contains(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// call sends one request frame on car, as a misbehaving peer could, past
+// Call's checks and bounds, and waits for its answer; ctx bounds the wait.
+func call(ctx context.Context, car carrier, id uint64, frame []byte) (wire.Envelope, error) {
+	type result struct {
+		env wire.Envelope
+		err error
+	}
+	ch := make(chan result, 1)
+	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} })
+	select {
+	case r := <-ch:
+		return r.env, r.err
+	case <-ctx.Done():
+		cancel()
+		return wire.Envelope{}, ctx.Err()
+	}
 }

@@ -33,9 +33,7 @@ type wsCarrier struct {
 
 	control  chan wire.Envelope
 	requests chan *exchange
-
-	mu      sync.Mutex
-	pending map[uint64]chan wire.Envelope
+	calls    calls
 
 	wg sync.WaitGroup // the reader and the writer
 }
@@ -55,7 +53,6 @@ func newWSCarrier(wc *websocket.Conn, addr string) *wsCarrier {
 		frames:   make(chan []byte),
 		control:  make(chan wire.Envelope, controlQueue),
 		requests: make(chan *exchange, MaxInFlight),
-		pending:  map[uint64]chan wire.Envelope{},
 	}
 	w.wg.Go(w.read)
 	w.wg.Go(w.write)
@@ -99,6 +96,7 @@ func (w *wsCarrier) write() {
 }
 
 func (w *wsCarrier) read() {
+	defer func() { w.calls.end(w.failure()) }()
 	for {
 		_, msg, err := w.wc.Read(w.ctx)
 		if err != nil {
@@ -118,13 +116,7 @@ func (w *wsCarrier) read() {
 				return
 			}
 		case env.Kind == wire.KindRes:
-			w.mu.Lock()
-			ch := w.pending[env.ID]
-			delete(w.pending, env.ID)
-			w.mu.Unlock()
-			if ch != nil {
-				ch <- env // buffered: the one answer
-			}
+			w.calls.answer(env)
 		default:
 			w.request(env)
 		}
@@ -176,37 +168,32 @@ func (w *wsCarrier) recv() (wire.Envelope, error) {
 	}
 }
 
-func (w *wsCarrier) call(ctx context.Context, id uint64, frame []byte) (wire.Envelope, error) {
-	ch := make(chan wire.Envelope, 1)
-	w.mu.Lock()
-	w.pending[id] = ch
-	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		delete(w.pending, id)
-		w.mu.Unlock()
-	}()
+func (w *wsCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
+	if !w.calls.add(id, done) {
+		done(wire.Envelope{}, w.failure())
+		return func() {}
+	}
+	// The writer takes one frame at a time; when it is busy, a goroutine
+	// waits to hand this one over, so the caller never does.
 	select {
 	case w.frames <- frame:
-	case <-ctx.Done():
-		return wire.Envelope{}, ctx.Err()
-	case <-w.ctx.Done():
-		return wire.Envelope{}, w.failure()
+	default:
+		go func() {
+			select {
+			case w.frames <- frame:
+			case <-w.ctx.Done():
+			}
+		}()
 	}
-	select {
-	case env := <-ch:
-		return env, nil
-	case <-ctx.Done():
-		return wire.Envelope{}, ctx.Err()
-	case <-w.ctx.Done():
-		select {
-		case env := <-ch:
-			return env, nil
-		default:
-			return wire.Envelope{}, w.failure()
+	return func() {
+		if done := w.calls.take(id); done != nil {
+			done(wire.Envelope{}, context.Canceled)
 		}
 	}
 }
+
+// multiplex is how a WebSocket link always carries its requests.
+func (w *wsCarrier) multiplex() error { return nil }
 
 func (w *wsCarrier) accept(ctx context.Context) (*exchange, error) {
 	select {

@@ -23,7 +23,13 @@ type Reader struct {
 
 // NewReader reads frames from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+	return NewReaderSize(r, 64<<10)
+}
+
+// NewReaderSize reads frames from r through a buffer of size bytes: a frame
+// longer than that is still read whole, in pieces, up to MaxFrame.
+func NewReaderSize(r io.Reader, size int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
 // ReadLine returns the next frame's bytes without its newline. It never holds
@@ -247,12 +253,25 @@ func (w *Writer) Write(id uint64, kind, op string, p any) error {
 
 // EncodeFrame is one envelope's bytes, newline included, refused when over MaxFrame.
 func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
-	env := Envelope{V: Version, ID: id, Kind: kind, Op: op}
-	var payload []byte // p as json.Marshal made it
+	var payload []byte // compact JSON, as the envelope's Marshal would write it
 	switch p := p.(type) {
 	case nil:
 	case json.RawMessage:
-		env.Payload = p // the caller's bytes: the envelope's Marshal checks and compacts them
+		// Already encoded (a hub's offer to every box is encoded once and sent
+		// on each link): checked and compacted as Marshal would, HTML escapes
+		// included, not decoded and encoded again. Compact JSON holds no
+		// newline, which would end the frame.
+		if len(p) == 0 {
+			break
+		}
+		var c, e bytes.Buffer
+		c.Grow(len(p))
+		if err := json.Compact(&c, p); err != nil {
+			return nil, fmt.Errorf("encode %s payload: %w", op, err)
+		}
+		e.Grow(c.Len())
+		json.HTMLEscape(&e, c.Bytes())
+		payload = e.Bytes()
 	default:
 		b, err := json.Marshal(p)
 		if err != nil {
@@ -261,10 +280,10 @@ func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
 		payload = b
 	}
 	var b []byte
-	if env.Payload == nil && plain(kind) && plain(op) {
+	if plain(kind) && plain(op) {
 		// The envelope as Marshal writes it, put together without its
-		// reflection: nothing in the head needs escaping, and the payload
-		// Marshal made is compact, valid JSON already.
+		// reflection: nothing in the head needs escaping, and the payload is
+		// compact, valid JSON already.
 		b = make([]byte, 0, 96+len(kind)+len(op)+len(payload))
 		b = strconv.AppendInt(append(b, `{"v":`...), Version, 10)
 		b = strconv.AppendUint(append(b, `,"id":`...), id, 10)
@@ -275,7 +294,7 @@ func EncodeFrame(id uint64, kind, op string, p any) ([]byte, error) {
 		b = append(b, '}')
 	} else {
 		var err error
-		if b, err = json.Marshal(env); err != nil {
+		if b, err = json.Marshal(Envelope{V: Version, ID: id, Kind: kind, Op: op}); err != nil {
 			return nil, fmt.Errorf("encode %s frame: %w", op, err)
 		}
 		if payload != nil {

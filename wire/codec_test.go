@@ -202,3 +202,28 @@ func TestFramesAreReadPlainly(t *testing.T) {
 		}
 	}
 }
+
+// A payload already encoded goes into its frame as it is, the same bytes
+// encoding/json would make of it; one that is not JSON is still refused.
+func TestAnEncodedPayloadIsSplicedIntoItsFrame(t *testing.T) {
+	req := CommFile{From: "alice", To: "bob", Text: "a line <with> \"quotes\" & é", ID: "01J0000000000000000000000"}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := EncodeFrame(42, KindReq, OpCommFile, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := EncodeFrame(42, KindReq, OpCommFile, json.RawMessage(raw))
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("spliced frame = %q, %v\nwant %q", got, err, want)
+	}
+	env, err := Decode(bytes.TrimSuffix(got, []byte("\n")))
+	if err != nil || env.ID != 42 || env.Op != OpCommFile {
+		t.Fatalf("the spliced frame decodes to %+v, %v", env, err)
+	}
+	if _, err := EncodeFrame(1, KindReq, OpCommFile, json.RawMessage(`{"to":`)); err == nil {
+		t.Fatal("a payload that is not JSON was framed")
+	}
+}

@@ -79,6 +79,10 @@ type Hello struct {
 	Name     string `json:"name,omitempty"`
 	OSUser   string `json:"os_user,omitempty"`
 	Protocol int    `json:"protocol"`
+	// Mux, in a link's hello, asks to carry each end's requests on one stream
+	// of its own, answers matched by id (see package link); a peer that does
+	// not know it leaves it out of its answer, and each request is a stream.
+	Mux bool `json:"mux,omitempty"`
 }
 
 // HelloOK answers an accepted hello.
@@ -86,6 +90,7 @@ type HelloOK struct {
 	Host     string `json:"host"`
 	Protocol int    `json:"protocol"`
 	Daemon   string `json:"daemon,omitempty"`
+	Mux      bool   `json:"mux,omitempty"` // the link's hello asked for Mux, and it is taken
 }
 
 // CommFile asks a daemon to file one line. ID is the sender's message id, kept

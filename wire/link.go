@@ -6,6 +6,10 @@ package wire
 const (
 	OpLinkHeartbeat = "link.heartbeat"
 	OpLinkDirectory = "link.directory"
+	// OpLinkCancel (kind evt, the id of the caller's request) goes on a link's
+	// request stream when both ends agreed to one (Hello.Mux): the caller gave
+	// up on that request, and the handler answering it is stopped.
+	OpLinkCancel = "link.cancel"
 )
 
 // CodeBusy refuses a request that came over a link while its connection already

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -18,6 +19,11 @@ const (
 	helloWait   = 10 * time.Second // a peer that says nothing is closed (Daemon.helloWait)
 	writeWait   = 10 * time.Second // a peer that reads nothing is closed
 	maxInFlight = 64               // requests one connection may have unanswered; more wait unread
+
+	// keptWorkers is how many of a connection's workers wait for its next
+	// request once they have answered; a busier moment starts more, which end
+	// when they find this many waiting.
+	keptWorkers = 2
 
 	// idleWait closes a cli connection that has nothing in flight and sends
 	// nothing (Daemon.idleWait). A CLI verb dials, asks, and closes once
@@ -36,14 +42,20 @@ const (
 // stoppingSentence answers a request read after the daemon was told to stop.
 const stoppingSentence = "the daemon is stopping, so this request was not served — nothing was done; send it again when the daemon is back"
 
-// conn is one admitted-or-not connection. Its reader runs in serve; each request
-// is answered by its own goroutine, so a slow inbox never delays another answer.
+// conn is one admitted-or-not connection. Its reader runs in serve and hands
+// each request to a worker that waits for one, or to a new worker when none
+// waits, so a slow inbox never delays another answer. A connection that keeps
+// asking is answered by the same few goroutines, whose stacks have grown to what
+// a request takes, rather than by a fresh one per request that grows its own.
 type conn struct {
 	d  *Daemon
 	nc *net.UnixConn
 	b  *batcher
 	r  *wire.Reader
 	w  *wire.Writer
+
+	work    chan job     // unbuffered: a send succeeds only when a worker waits
+	waiting atomic.Int32 // workers waiting on work, or about to
 
 	// gone ends when the connection's reader has stopped (the peer left, or
 	// the daemon stops), so a streaming request (pty.attach) ends with it.
@@ -56,15 +68,26 @@ type conn struct {
 }
 
 func newConn(d *Daemon, nc *net.UnixConn, b *batcher) *conn {
-	return &conn{d: d, nc: nc, b: b, r: wire.NewReader(nc), w: wire.NewWriter(deadlineWriter{nc})}
+	return &conn{d: d, nc: nc, b: b, r: wire.NewReader(nc), w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
 }
 
 // deadlineWriter bounds every write, so a peer that stops reading cannot hold an
-// answer, or the daemon's stop, forever. The wire.Writer serialises its writes.
-type deadlineWriter struct{ nc *net.UnixConn }
+// answer, or the daemon's stop, forever: each write may take at least
+// writeWait-writeSlack, at most writeWait. The deadline moves only once it is
+// nearer than that, so a connection that answers often does not reset a timer
+// per answer. The wire.Writer serialises its writes.
+type deadlineWriter struct {
+	nc    *net.UnixConn
+	until time.Time // the write deadline set last
+}
 
-func (w deadlineWriter) Write(p []byte) (int, error) {
-	w.nc.SetWriteDeadline(time.Now().Add(writeWait))
+const writeSlack = time.Second
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if now := time.Now(); w.until.Sub(now) < writeWait-writeSlack {
+		w.until = now.Add(writeWait)
+		w.nc.SetWriteDeadline(w.until)
+	}
 	return w.nc.Write(p)
 }
 
@@ -113,6 +136,12 @@ func (c *conn) waitIdleLocked() {
 // handler answers one request; ctx is its connection's (see serve).
 type handler func(ctx context.Context) (any, error)
 
+// job is a request read and decoded, for a worker to answer.
+type job struct {
+	env wire.Envelope
+	run handler
+}
+
 // serve admits the peer, then reads its requests until it stops sending, the
 // daemon stops, or a frame cannot be acted on, and answers each one.
 //
@@ -134,13 +163,14 @@ func (c *conn) serve(ctx context.Context) {
 	}
 	reqCtx, hangUp := context.WithCancel(ctx)
 	defer hangUp()
-	var inflight sync.WaitGroup
-	defer c.untilAnswered(&inflight, hangUp)
+	var workers sync.WaitGroup
+	defer c.untilAnswered(&workers, hangUp)
 	// gone ends when the client has left (its reader ended) or as reqCtx does:
 	// a stream (pty.attach) ends with it. Cancelled before the wait above,
 	// which a stream would otherwise hold.
 	gone, left := context.WithCancel(reqCtx)
 	defer left()
+	defer close(c.work) // the waiting workers end; the busy ones once answered
 	c.gone = gone
 	slots := semaphore.NewWeighted(maxInFlight)
 	for {
@@ -174,11 +204,32 @@ func (c *conn) serve(ctx context.Context) {
 			c.ended()
 			continue
 		}
-		inflight.Go(func() {
-			defer slots.Release(1)
-			defer c.ended()
-			c.answer(reqCtx, env, run)
-		})
+		j := job{env: env, run: run}
+		select {
+		case c.work <- j:
+		default:
+			workers.Go(func() { c.worker(reqCtx, j, slots) })
+		}
+	}
+}
+
+// worker answers j, then the requests handed to it while it is one of the
+// keptWorkers waiting, until the connection's reading ends.
+func (c *conn) worker(ctx context.Context, j job, slots *semaphore.Weighted) {
+	for {
+		c.answer(ctx, j.env, j.run)
+		c.ended()
+		slots.Release(1)
+		if c.waiting.Add(1) > keptWorkers {
+			c.waiting.Add(-1)
+			return
+		}
+		next, ok := <-c.work
+		c.waiting.Add(-1)
+		if !ok {
+			return
+		}
+		j = next
 	}
 }
 
@@ -191,10 +242,10 @@ const hangupEvery = 100 * time.Millisecond
 // alone does not say so: a client may close only its sending half and read on
 // (stdio-bridge does at the end of its input), so the peer's whole socket
 // closing is what counts (hungUp).
-func (c *conn) untilAnswered(inflight *sync.WaitGroup, hangUp context.CancelFunc) {
+func (c *conn) untilAnswered(workers *sync.WaitGroup, hangUp context.CancelFunc) {
 	answered := make(chan struct{})
 	go func() {
-		inflight.Wait()
+		workers.Wait()
 		close(answered)
 	}()
 	tick := time.NewTicker(hangupEvery)

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"os"
 	"sync"
 
 	"github.com/sotcomm/sotd/home"
@@ -20,8 +19,8 @@ type regCache struct {
 	h home.Home
 
 	mu   sync.Mutex
-	path string      // the registry's
-	file os.FileInfo // the registry that doc was parsed from; nil when none
+	path string  // the registry's
+	file regLook // the registry that doc was parsed from; !file.ok when none
 	doc  *registry.Doc
 }
 
@@ -33,32 +32,15 @@ func (c *regCache) read() (*registry.Doc, error) {
 	}
 	// The look comes before the read: a registry replaced between the two is
 	// kept with the older look's attributes, so the next batch reads it again.
-	file := c.look()
-	if file != nil && c.file != nil && os.SameFile(file, c.file) && file.Size() == c.file.Size() && file.ModTime().Equal(c.file.ModTime()) {
+	file := lookAt(c.path)
+	if file.ok && c.file.ok && file.same(c.file) {
 		return c.doc, nil
 	}
-	c.file, c.doc = nil, nil
+	c.file, c.doc = regLook{}, nil
 	doc, err := registry.Read(c.h)
 	if err != nil {
 		return nil, err
 	}
 	c.file, c.doc = file, doc
 	return doc, nil
-}
-
-// look is the registry's attributes, read on a descriptor opened for it as
-// home.OpenFile opens one, never through a symlink, with the one fstat that
-// both says it is a regular file and gives them; nil when it cannot be opened
-// or is none (registry.Read then says why).
-func (c *regCache) look() os.FileInfo {
-	f, err := os.OpenFile(c.path, os.O_RDONLY|home.NoFollow, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	return fi
 }

@@ -55,6 +55,11 @@ type Config struct {
 	DeadAfter time.Duration // default three heartbeats: DeadAfter at the default Heartbeat
 	QUICWait  time.Duration // default QUICWait
 
+	// Ticks, on a guest, promises the hub a directory event on every registry
+	// poll (wire.Hello.Ticks); on a hub, takes that promise from a guest that
+	// makes it. Conn.Ticks says whether both ends agreed.
+	Ticks bool
+
 	// perCall makes this end a box older than multiplexed links (Hello.Mux):
 	// it asks for none, takes none, and sends each request on its own stream.
 	perCall bool

@@ -29,6 +29,9 @@ type Conn struct {
 	log  *slog.Logger
 	peer string // the box at the other end
 	car  carrier
+	// ticks: both hellos agreed to Ticks, so the guest sends a directory event
+	// on every poll. Set before the link starts.
+	ticks bool
 
 	slots   chan struct{} // this end's requests in flight
 	nextID  atomic.Uint64
@@ -70,6 +73,10 @@ func (c *Conn) start() {
 
 // Box is the box at the other end of the link.
 func (c *Conn) Box() string { return c.peer }
+
+// Ticks says whether the guest promised, and the hub took, a directory event
+// on every registry poll (Config.Ticks, wire.Hello.Ticks).
+func (c *Conn) Ticks() bool { return c.ticks }
 
 // Transport is "quic" or "ws".
 func (c *Conn) Transport() string { return c.car.kind() }

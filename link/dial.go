@@ -56,11 +56,12 @@ func Dial(ctx context.Context, cfg Config, t Target) (*Conn, error) {
 func handshake(ctx context.Context, cfg Config, t Target, car carrier) (*Conn, error) {
 	hctx, cancel := context.WithTimeout(ctx, helloWait)
 	defer cancel()
-	hub, err := greet(hctx, car, cfg, t)
+	ok, err := greet(hctx, car, cfg, t)
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(cfg, hub, car)
+	c := newConn(cfg, ok.Host, car)
+	c.ticks = ok.Ticks
 	c.start()
 	return c, nil
 }

@@ -7,7 +7,11 @@
 // pins for the hub. Over QUIC (ALPN sot-comm/1) the guest opens one control
 // stream; its first frame is hello (role link, host = the guest's box, which must
 // be the box its key is pinned to, or the hub logs why and closes the link); then
-// both ends send heartbeats on it, and the guest its directory events. Each
+// both ends send heartbeats on it, and the guest its directory events. A hello
+// that says Ticks (wire.Hello.Ticks), answered so, is the guest's promise of a
+// directory event on every registry poll, the full set first and an empty one
+// when nothing changed (Conn.Ticks): the hub then waits for such an event
+// rather than offer that box a line for a handle no directory names. Each
 // heartbeat carries NTP's timestamps (wire.LinkBeat): its sender's clock, and
 // the last beat it heard with how long it held it, so each end takes the
 // link's round trip and the peer's clock offset from every beat that echoes

@@ -26,12 +26,12 @@ func (r refused) Error() string            { return r.err.Error() }
 func (r refused) Unwrap() []error          { return []error{ErrRefused, r.err} }
 func refuse(format string, a ...any) error { return refused{fmt.Errorf(format, a...)} }
 
-// greet says the guest's hello on a fresh carrier and returns the hub's box name.
+// greet says the guest's hello on a fresh carrier and returns the hub's answer.
 // ctx bounds the exchange; on any error the carrier is closed.
-func greet(ctx context.Context, car carrier, cfg Config, t Target) (string, error) {
+func greet(ctx context.Context, car carrier, cfg Config, t Target) (wire.HelloOK, error) {
 	stop := context.AfterFunc(ctx, func() { car.close(closeNormal, "no answer to hello") })
 	defer stop()
-	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol, Mux: !cfg.perCall})
+	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol, Mux: !cfg.perCall, Ticks: cfg.Ticks})
 	if err == nil {
 		err = car.send(frame)
 	}
@@ -42,15 +42,15 @@ func greet(ctx context.Context, car carrier, cfg Config, t Target) (string, erro
 	if err != nil {
 		car.close(closeNormal, "hello failed")
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("%w: the hub at %s did not answer hello", ctx.Err(), car.remote())
+			return wire.HelloOK{}, fmt.Errorf("%w: the hub at %s did not answer hello", ctx.Err(), car.remote())
 		}
 		if keyRefused(err) {
-			return "", refusedKey(t, car.remote(), err)
+			return wire.HelloOK{}, refusedKey(t, car.remote(), err)
 		}
 		if isRefusal(err) {
-			return "", refuse("the hub at %s refused this link: %w", car.remote(), err)
+			return wire.HelloOK{}, refuse("the hub at %s refused this link: %w", car.remote(), err)
 		}
-		return "", fmt.Errorf("the hub at %s closed the link before it answered hello: %w", car.remote(), err)
+		return wire.HelloOK{}, fmt.Errorf("the hub at %s closed the link before it answered hello: %w", car.remote(), err)
 	}
 	var ok wire.HelloOK
 	if env.Kind != wire.KindRes || env.Op != wire.OpHello {
@@ -62,9 +62,10 @@ func greet(ctx context.Context, car carrier, cfg Config, t Target) (string, erro
 	}
 	if err != nil {
 		car.close(closeNormal, "hello refused")
-		return "", err
+		return wire.HelloOK{}, err
 	}
-	return ok.Host, nil
+	ok.Ticks = ok.Ticks && cfg.Ticks
+	return ok, nil
 }
 
 // refusedKey says the hub refused this box's key, and how to pin it there.
@@ -141,9 +142,10 @@ func (s *Server) admit(car carrier, box string) *Conn {
 	if mux {
 		err = car.multiplex()
 	}
+	ticks := h.Ticks && s.cfg.Ticks
 	var frame []byte
 	if err == nil {
-		frame, err = wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd", Mux: mux})
+		frame, err = wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd", Mux: mux, Ticks: ticks})
 	}
 	if err == nil {
 		err = car.send(frame)
@@ -154,5 +156,7 @@ func (s *Server) admit(car carrier, box string) *Conn {
 		return nil
 	}
 	log.Info("link up")
-	return newConn(s.cfg.Config, box, car)
+	c := newConn(s.cfg.Config, box, car)
+	c.ticks = ticks
+	return c
 }

@@ -83,6 +83,12 @@ type Hello struct {
 	// of its own, answers matched by id (see package link); a peer that does
 	// not know it leaves it out of its answer, and each request is a stream.
 	Mux bool `json:"mux,omitempty"`
+	// Ticks, in a link's hello, is a guest's promise that its directory is
+	// complete as of its last event: its first link.directory event is the full
+	// set, and it sends one on every registry poll, an empty one when nothing
+	// changed. A hub that takes it (HelloOK.Ticks) waits for such a tick
+	// rather than offer that box a line for a handle no directory names.
+	Ticks bool `json:"ticks,omitempty"`
 }
 
 // HelloOK answers an accepted hello.
@@ -90,7 +96,8 @@ type HelloOK struct {
 	Host     string `json:"host"`
 	Protocol int    `json:"protocol"`
 	Daemon   string `json:"daemon,omitempty"`
-	Mux      bool   `json:"mux,omitempty"` // the link's hello asked for Mux, and it is taken
+	Mux      bool   `json:"mux,omitempty"`   // the link's hello asked for Mux, and it is taken
+	Ticks    bool   `json:"ticks,omitempty"` // the link's hello promised Ticks, and the hub takes it
 }
 
 // CommFile asks a daemon to file one line. ID is the sender's message id, kept

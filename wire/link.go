@@ -2,7 +2,8 @@ package wire
 
 // Control events on a link's control stream (kind evt). Both ends send
 // OpLinkHeartbeat; a guest tells the hub which handles it holds with
-// OpLinkDirectory: the full set once the link is up, then what changed.
+// OpLinkDirectory: the full set once the link is up, then what changed (and,
+// on a link whose hello agreed to Ticks, an empty event on every poll).
 const (
 	OpLinkHeartbeat = "link.heartbeat"
 	OpLinkDirectory = "link.directory"

@@ -35,6 +35,9 @@ type network struct {
 	// and then filed is not reported silent.
 	offerWait time.Duration
 
+	shouldMu sync.Mutex
+	should   shouldLinked // shouldLink's last parse
+
 	// Set by prepare, before any request is served.
 	mgr    lockManager
 	b      *batcher
@@ -178,13 +181,31 @@ func (n *network) pins(fp string) (string, bool) {
 	return t.BoxWithKey(fp)
 }
 
-// shouldLink lists the boxes that should hold a link, by hosts.toml as it is now.
+// shouldLink lists the boxes that should hold a link, by hosts.toml as it is
+// now: parsed again only when the file changed, since the hub names those
+// boxes in its answer to each line for a handle no box holds, and parsing a
+// hosts.toml of 200 boxes for each was 80% of the hub's CPU for such lines.
 func (n *network) shouldLink() []string {
+	now := stampOf(n.hosts)
+	n.shouldMu.Lock()
+	defer n.shouldMu.Unlock()
+	if n.should.read && now.same(n.should.stamp) {
+		return n.should.boxes
+	}
 	t, _, err := topology.Load(n.hosts)
 	if err != nil {
 		return nil
 	}
-	return t.ShouldLink()
+	// Stamped before it was read: a change meanwhile is read again next time.
+	n.should = shouldLinked{stamp: now, boxes: t.ShouldLink(), read: true}
+	return n.should.boxes
+}
+
+// shouldLinked is hosts.toml's ShouldLink as last parsed.
+type shouldLinked struct {
+	stamp fileStamp
+	boxes []string
+	read  bool
 }
 
 // resolve is where a guest links, read again before every attempt, with the key

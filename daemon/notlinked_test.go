@@ -53,3 +53,21 @@ func TestDaemonBoxCutOffIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// The hub keeps hosts.toml's list of boxes that should link between lines, and
+// parses it again once the file changed: a box added there is named at once.
+func TestTheHubNamesABoxAddedToHostsTomlSinceItsLastRead(t *testing.T) {
+	hb, ga, _ := threeBoxes(t)
+	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "before"})
+	wantRefusal(t, err, wire.CodeNotHere, "no linked box knows that handle: nobody; not linked: gx")
+	hosts := hb.d.cfg.HostsPath
+	raw, err := os.ReadFile(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hosts, append(raw, "[host.gy]\nfrontend = true\nkey = \"ed25519:neverlinkseither\"\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody-else", Text: "after"})
+	wantRefusal(t, err, wire.CodeNotHere, "no linked box knows that handle: nobody-else; not linked: gx, gy")
+}

@@ -17,10 +17,19 @@ import (
 // daemon's registry change poll.
 const directoryEvery = 1500 * time.Millisecond
 
+// tickWait is how long the hub waits for a ticking guest's next directory
+// event before it offers that guest a line for a handle no directory names
+// (hub.Config.TickWait): two polls, and a margin for a poll that ran late.
+const tickWait = 2*directoryEvery + 500*time.Millisecond
+
 // directory tells the hub which handles this box holds: those its registry
 // lists with this box as host. The full set goes on every new link, then what
-// changed. It only saves the hub offers: a handle the hub has not heard of yet
-// is offered to every box, and a holder that says not_here is too.
+// changed. On a link that agreed to Ticks (link.Conn.Ticks) an event goes on
+// every poll, an empty one when nothing changed, so the hub knows this box's
+// directory is complete as of its last event: a line for a handle no
+// directory names waits for this box's next event rather than be offered to
+// it. Without Ticks it only saves the hub offers: a handle the hub has not
+// heard of is offered to every such box.
 //
 // With the handles goes this box's part of the network view (netview.go): each
 // held handle's entry as `sotd list` shows it, its liveness judged here, sent
@@ -75,7 +84,7 @@ func (d *directory) syncLocked() {
 		return
 	}
 	held := d.heldIn(doc)
-	if ev := diff(d.told, held); ev.Full || len(ev.Added) > 0 || len(ev.Removed) > 0 {
+	if ev := diff(d.told, held); ev.Full || len(ev.Added) > 0 || len(ev.Removed) > 0 || d.conn.Ticks() {
 		if err := d.conn.SendEvent(wire.OpLinkDirectory, ev); err != nil {
 			d.log.Debug("the directory was not sent", "err", err)
 			return

@@ -44,8 +44,36 @@ func (m *hostile) stall() {
 	m.stalls = true
 }
 
-// dialHostile links box, whose key is in h and pinned in hosts, to the hub.
+// dialHostile links box, whose key is in h and pinned in hosts, to the hub, as
+// a box older than Ticks.
 func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
+	t.Helper()
+	return dialHostileWith(t, h, box, hosts, false)
+}
+
+// dialTicking links box as dialHostile does, promising Ticks: it tells the hub
+// an empty full set and then an empty directory event every 50 ms, as a guest
+// with nothing to hold would on every poll.
+func dialTicking(t testing.TB, h home.Home, box, hosts string) *hostile {
+	t.Helper()
+	m := dialHostileWith(t, h, box, hosts, true)
+	m.claim(t)
+	go func() {
+		every := time.NewTicker(50 * time.Millisecond)
+		defer every.Stop()
+		for {
+			select {
+			case <-m.conn.Done():
+				return
+			case <-every.C:
+				m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{})
+			}
+		}
+	}()
+	return m
+}
+
+func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *hostile {
 	t.Helper()
 	tp, _, err := topology.Load(hosts)
 	if err != nil {
@@ -80,7 +108,7 @@ func dialHostile(t testing.TB, h home.Home, box, hosts string) *hostile {
 			return nil, ctx.Err()
 		}
 		return wire.CommFiled{OK: true, To: req.To}, nil
-	}}
+	}, Ticks: ticks}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	m.conn, err = link.Dial(ctx, cfg, link.Target{Identity: id, Hub: tp.Hub, Addr: hh.Addr, Key: hh.Key})
@@ -116,6 +144,11 @@ func (m *hostile) seen() []wire.CommFile {
 // trustBoxes starts hub hb (hank), guest ga (alice) and links gm, a pinned
 // member box that has been compromised.
 func trustBoxes(t testing.TB) (hb, ga *netBox, gm *hostile) {
+	return trustBoxesWith(t, dialHostile)
+}
+
+// trustBoxesWith is trustBoxes with gm linked by dial.
+func trustBoxesWith(t testing.TB, dial func(testing.TB, home.Home, string, string) *hostile) (hb, ga *netBox, gm *hostile) {
 	t.Setenv(home.EnvSocket, "")
 	live := testNow.Add(-time.Minute)
 	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
@@ -131,7 +164,7 @@ func trustBoxes(t testing.TB) (hb, ga *netBox, gm *hostile) {
 	hb = startBox(t, hh, "hb", hosts)
 	ga = startBox(t, ah, "ga", hosts)
 	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.router.Holder("alice") == "ga" && guestsLinked(ga) })
-	gm = dialHostile(t, mh, "gm", hosts)
+	gm = dial(t, mh, "gm", hosts)
 	waitFor(t, "gm to link", func() bool { return slices.Contains(hb.d.net.router.Linked(), "gm") })
 	return hb, ga, gm
 }

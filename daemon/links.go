@@ -57,12 +57,12 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	switch {
 	case role.Serve:
 		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: n.offerWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
+		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
 		n.copy = &netCopy{}
 		n.keeper = &link.Keeper{
-			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log},
+			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log, Ticks: true},
 			Resolve: n.resolve,
 			Up:      n.up,
 			Down:    n.down,
@@ -121,7 +121,7 @@ func (n *network) serveLinks(ctx context.Context) error {
 		return err
 	}
 	srv, err := link.Listen(link.ServerConfig{
-		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log},
+		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log, Ticks: true},
 		Identity: id,
 		Pins:     n.pins,
 		Addr:     hh.Addr,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/sotcomm/sotd/route"
@@ -29,40 +30,202 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 // Offer offers req, marked forwarded, to the linked boxes: to the directory's
 // holder of req.To alone when there is one, whose answer is the answer (no other
 // box is asked, so a box that claims a handle it does not hold never sees its
-// mail); else to every linked box at once. A handle every box answered
-// not_here for is answered not_here without an offer for UnheldFor after, until
-// a link comes up or ends, or any directory changes (a negative cache: the
-// directory of the box that takes the handle ends it), and its sentence names
-// the boxes that were not linked when it was cached. first, when not nil, is a refusal
-// that came before any offer (the hub's own). All offers share one deadline,
-// cfg.Wait.
+// mail); else as offerUnnamed says. A handle every box answered not_here for,
+// or told by its directory it does not hold, is answered not_here without an
+// offer for UnheldFor after, until a link comes up or ends, or any directory
+// changes (a negative cache: the directory of the box that takes the handle
+// ends it), and its sentence names the boxes that were not linked when it was
+// cached. first, when not nil, is a refusal that came before any offer (the
+// hub's own). All offers, and the wait for ticks, share one deadline, cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
+	arrived := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Wait)
 	defer cancel()
 	req.Forwarded = true
 	t := tally{refusal: first}
 	if holder := r.holder(req.To); holder != nil {
-		a := r.offerOne(ctx, holder, req)
-		if a.err == nil {
-			return a.res, nil
-		}
-		t.note(a)
-		return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
+		return r.offerHolder(ctx, holder, req, &t)
 	}
 	notLinked, unheld, gen := r.knownUnheld(req.To)
 	if !unheld {
-		peers := r.Peers(nil)
-		if res, ok := r.fanOut(ctx, peers, req, &t); ok {
+		res, ok, none := r.offerUnnamed(ctx, req, arrived, &t)
+		if ok {
 			return res, nil
 		}
 		// Else a box refused or was silent, and the verdict names it, not
 		// the boxes that are not linked.
-		if t.notHere == len(peers) {
+		if none {
 			notLinked = r.NotLinked()
 			r.unheldSince(req.To, gen, notLinked)
 		}
 	}
 	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, notLinked)
+}
+
+// offerHolder offers req to holder alone, whose answer is the answer.
+func (r *Router) offerHolder(ctx context.Context, holder Peer, req wire.CommFile, t *tally) (wire.CommFiled, error) {
+	a := r.offerOne(ctx, holder, req)
+	if a.err == nil {
+		return a.res, nil
+	}
+	t.note(a)
+	return wire.CommFiled{}, t.verdict(req.To, r.cfg.Wait, nil)
+}
+
+// offerUnnamed offers req, for a handle no directory names, to the boxes whose
+// directory may not be complete: those that made no Ticks promise, or whose
+// full set has not come yet, every one at once, as soon as it arrived. A box
+// that ticks is not offered it: its next directory event, sent on its next
+// registry poll after the request arrived (so within one poll, 1.5 s), says
+// whether it took the handle meanwhile, and so a line to a handle no box holds
+// moves to no box at all. If a holder appears while the hub waits, it alone
+// is offered the line, whose answer is the answer. A ticking box that sends no
+// event within TickWait is offered the line as one that does not tick: never
+// a guess that it holds nothing.
+//
+// ok is an ok from a box; none says every box answered not_here, or ticked
+// without the handle, for the negative cache.
+func (r *Router) offerUnnamed(ctx context.Context, req wire.CommFile, arrived time.Time, t *tally) (res wire.CommFiled, ok, none bool) {
+	told, rest := r.byTicks()
+	if len(told) == 0 {
+		res, ok = r.fanOut(ctx, rest, req, t)
+		return res, ok, !ok && t.notHere == len(rest)
+	}
+	// An ok from any box ends every other offer and the wait.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	type fanned struct {
+		res wire.CommFiled
+		ok  bool
+		t   tally
+	}
+	restDone := make(chan fanned, 1)
+	go func() {
+		var f fanned
+		if f.res, f.ok = r.fanOut(ctx, rest, req, &f.t); f.ok {
+			stop()
+		}
+		restDone <- f
+	}()
+	holder, late := r.awaitTicks(ctx, told, arrived, req.To)
+	var mine tally
+	switch {
+	case ctx.Err() != nil:
+		// An ok from rest, or the sender gave up: nothing more is offered,
+		// and a box not yet heard from may hold the handle.
+		for _, p := range late {
+			mine.note(answer{box: p.Box(), err: ctx.Err()})
+		}
+	case holder != nil && !slices.Contains(rest, holder):
+		if a := r.offerOne(ctx, holder, req); a.err == nil {
+			res, ok = a.res, true
+			stop()
+		} else {
+			mine.note(a)
+		}
+	case holder == nil && len(late) > 0:
+		if res, ok = r.fanOut(ctx, late, req, &mine); ok {
+			stop()
+		}
+	}
+	f := <-restDone
+	if ok {
+		return res, true, false
+	}
+	if f.ok {
+		return f.res, true, false
+	}
+	t.add(f.t)
+	t.add(mine)
+	return wire.CommFiled{}, false, holder == nil && ctx.Err() == nil && f.t.notHere == len(rest) && mine.notHere == len(late)
+}
+
+// tick is what the router knows of a link that promised a directory event on
+// every registry poll.
+type tick struct {
+	full bool      // its full set came: its directory is complete as of its last event
+	last time.Time // when its last directory event came (monotonic)
+}
+
+// byTicks splits the linked boxes into those whose directory is complete as of
+// their last event (a Ticks promise, and the full set came) and the rest.
+func (r *Router) byTicks() (told, rest []Peer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.links {
+		if tk := r.ticks[p]; tk != nil && tk.full && r.cfg.TickWait > 0 {
+			told = append(told, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return told, rest
+}
+
+// awaitTicks waits until each of told sent a directory event that arrived after
+// the request did (or its link ended), or a live holder of handle appears, or
+// ctx ends, or the tick wait (TickWait, at most three quarters of Wait) is
+// over; late is the boxes of told that had not ticked by then.
+//
+// Each directory event strikes its box off every waiter's list under r.mu
+// (Directory), rather than wake every waiter to look again: 200 boxes ticking
+// while 64 lines wait would otherwise be 12,800 wake-ups a poll.
+func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time, handle string) (holder Peer, late []Peer) {
+	w := &waiter{handle: handle, late: make(map[Peer]struct{}, len(told)), done: make(chan struct{})}
+	r.mu.Lock()
+	if p := r.holders[handle]; p != nil && r.live(p) {
+		r.mu.Unlock()
+		return p, nil
+	}
+	for _, p := range told {
+		if tk := r.ticks[p]; tk != nil && !tk.last.After(arrived) {
+			w.late[p] = struct{}{}
+		}
+	}
+	wait := len(w.late) > 0
+	if wait {
+		r.waiting[w] = struct{}{}
+	}
+	r.mu.Unlock()
+	if wait {
+		timer := time.NewTimer(min(r.cfg.TickWait, r.cfg.Wait-r.cfg.Wait/4) - time.Since(arrived))
+		select {
+		case <-w.done:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.waiting, w)
+	if p := r.holders[handle]; p != nil && r.live(p) {
+		return p, nil
+	}
+	for p := range w.late {
+		late = append(late, p)
+	}
+	return nil, late
+}
+
+// waiter is a line for a handle no directory named, waiting for ticks.
+type waiter struct {
+	handle string
+	late   map[Peer]struct{} // the ticking links not heard from since it arrived
+	done   chan struct{}     // closed once late is empty, or handle has a holder
+}
+
+// heard strikes p off every waiter's list: a directory event came from it, or
+// its link ended, which sends none. added says the event added handles, which
+// may give a waiter's handle its holder. Under r.mu.
+func (r *Router) heard(p Peer, added bool) {
+	for w := range r.waiting {
+		delete(w.late, p)
+		if len(w.late) == 0 || added && r.holders[w.handle] != nil {
+			close(w.done)
+			delete(r.waiting, w)
+		}
+	}
 }
 
 // answer is one box's answer to an offer.
@@ -195,6 +358,17 @@ func (t *tally) note(a answer) {
 	case t.refusal == nil:
 		t.refusal = r
 	}
+}
+
+// add notes what another tally kept, as if its answers came after t's.
+func (t *tally) add(o tally) {
+	if t.silent == "" {
+		t.silent = o.silent
+	}
+	if t.refusal == nil {
+		t.refusal = o.refusal
+	}
+	t.notHere += o.notHere
 }
 
 // verdict is the answer when no box filed the line: a box that gave no answer

@@ -39,6 +39,10 @@ type Peer interface {
 	// once and without blocking; cancel gives up on it.
 	Go(op string, req, resp any, done func(error)) (cancel func())
 	Done() <-chan struct{}
+	// Ticks says the box promised a directory event on every registry poll
+	// (link.Conn.Ticks): once its full set came, its directory is complete as
+	// of its last event.
+	Ticks() bool
 }
 
 // Config is a Router's bounds and what it asks of the topology.
@@ -55,6 +59,12 @@ type Config struct {
 	// Own lists the handles the hub's own folder lists under the hub's own box:
 	// they are the hub's, and no linked box may claim them. nil: none.
 	Own func() map[string]bool
+	// TickWait bounds how long a line for a handle no directory names waits
+	// for each ticking box's next directory event (Offer): two of its polls
+	// and a margin. It is kept to three quarters of Wait, so a box that did
+	// not tick in time is still offered the line within Wait. Zero: no box's
+	// tick is waited for, and every box is offered such a line.
+	TickWait time.Duration
 	// ShouldLink lists the boxes that should hold a link to this hub
 	// (topology.ShouldLink of the current hosts.toml); nil for none.
 	ShouldLink func() []string
@@ -78,6 +88,8 @@ type Router struct {
 	slots   map[Peer]*semaphore.Weighted // each link's offers in flight
 	held    map[Peer]map[string]struct{} // what each link holds
 	holders map[string]Peer              // handle -> the one link that holds it
+	ticks   map[Peer]*tick               // the links that promised ticks
+	waiting map[*waiter]struct{}         // lines waiting for ticks (awaitTicks)
 	changed chan struct{}                // closed, and replaced, at each directory change
 	// unheld is the negative cache: handles every linked box answered
 	// not_here (see Offer). A link coming up or any directory event empties
@@ -110,6 +122,8 @@ func New(cfg Config) *Router {
 		held:    map[Peer]map[string]struct{}{},
 		unheld:  map[string]unheld{},
 		holders: map[string]Peer{},
+		ticks:   map[Peer]*tick{},
+		waiting: map[*waiter]struct{}{},
 		changed: make(chan struct{}),
 	}
 	r.view = newView(r)
@@ -129,6 +143,9 @@ func (r *Router) Add(p Peer) {
 	again = again && old != p
 	r.links[p.Box()] = p
 	r.slots[p] = semaphore.NewWeighted(int64(r.cfg.MaxOffers))
+	if p.Ticks() {
+		r.ticks[p] = &tick{}
+	}
 	r.heldAnew()
 	if again {
 		r.drop(old)
@@ -156,6 +173,8 @@ func (r *Router) Remove(p Peer) {
 func (r *Router) drop(p Peer) {
 	r.forget(p)
 	delete(r.slots, p)
+	delete(r.ticks, p)
+	r.heard(p, false)
 }
 
 // Directory applies a link's directory event: a full set replaces what that
@@ -180,6 +199,16 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 		return nil
 	default:
 	}
+	if tk := r.ticks[p]; tk != nil {
+		tk.full = tk.full || d.Full
+		tk.last = time.Now()
+	}
+	defer r.heard(p, len(d.Added) > 0)
+	if !d.Full && len(d.Added)+len(d.Removed) == 0 {
+		return nil // a tick: nothing changed, so the negative cache stands
+	}
+	close(r.changed) // under r.mu, so Holds sees the change it wakes for
+	r.changed = make(chan struct{})
 	if d.Full {
 		r.forget(p)
 	}
@@ -211,8 +240,6 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 		set[h] = struct{}{}
 		r.holders[h] = p
 	}
-	close(r.changed)
-	r.changed = make(chan struct{})
 	var errs []error
 	if len(taken) > 0 {
 		r.log.Warn("a box claimed handles another box holds; the claims were refused", "box", p.Box(), "refused", len(taken), "first", taken[0])

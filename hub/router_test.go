@@ -25,6 +25,7 @@ type box struct {
 	answer func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
 	done   chan struct{}
 	closed atomic.Bool
+	ticks  bool // it promised a directory event on every poll
 
 	mu   sync.Mutex
 	reqs []wire.CommFile
@@ -37,6 +38,7 @@ func newBox(name string, answer func(ctx context.Context, req wire.CommFile) (wi
 func (b *box) Box() string           { return b.name }
 func (b *box) Close() error          { b.closed.Store(true); return nil }
 func (b *box) Done() <-chan struct{} { return b.done }
+func (b *box) Ticks() bool           { return b.ticks }
 
 func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	r, ok := req.(wire.CommFile)

@@ -1,0 +1,150 @@
+package hub
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/wire"
+)
+
+// tickingBox is a box that promised a directory event on every poll and has
+// told its full set, holds.
+func tickingBox(r *Router, name string, answer func(context.Context, wire.CommFile) (wire.CommFiled, error), holds ...string) *box {
+	b := newBox(name, answer)
+	b.ticks = true
+	r.Add(b)
+	r.Directory(b, wire.LinkDirectory{Full: true, Added: holds})
+	return b
+}
+
+var aTick = wire.LinkDirectory{} // nothing changed since the last event
+
+// offerAside runs Offer for @to and hands its answer back once it comes.
+func offerAside(r *Router, to string) <-chan error {
+	got := make(chan error, 1)
+	go func() {
+		res, err := r.Offer(context.Background(), req(to), nil)
+		if err == nil && !res.OK {
+			err = context.Canceled
+		}
+		got <- err
+	}()
+	return got
+}
+
+// A line for a handle no directory names goes at once to the box that keeps
+// no complete directory, while the hub waits for the ticking box's next
+// event; that event, sent after the request arrived and naming nothing, ends
+// the wait, and the ticking box never sees the line.
+func TestATickAfterTheRequestEndsTheWaitWithoutAnOffer(t *testing.T) {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	ga := tickingBox(r, "ga", files, "alice")
+	old := newBox("old", notHere)
+	link(r, old)
+	got := offerAside(r, "bob")
+	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob at once", func() bool { return len(old.asked()) == 1 })
+	r.Directory(ga, aTick)
+	select {
+	case err := <-got:
+		if err == nil || err.Error() != "no box knows that handle: bob" {
+			t.Fatalf("Offer = %v; want no box knows", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a tick after the request arrived did not end the wait")
+	}
+	r.Wait()
+	if n := len(ga.asked()); n != 0 {
+		t.Fatalf("the ticking box was offered @bob %d times; want none: its tick said it holds no @bob", n)
+	}
+}
+
+// A tick that came before the request says nothing of a join since: with no
+// tick after it by TickWait, the box is offered the line, never guessed empty.
+func TestABoxThatDoesNotTickInTimeIsOffered(t *testing.T) {
+	r := New(Config{Wait: 2 * time.Second, TickWait: 100 * time.Millisecond})
+	t.Cleanup(r.Wait)
+	ga := tickingBox(r, "ga", files)
+	r.Directory(ga, aTick)
+	if res, err := r.Offer(context.Background(), req("bob"), nil); err != nil || !res.OK {
+		t.Fatalf("Offer = %+v, %v; want ga's ok: it did not tick after the request arrived", res, err)
+	}
+	if n := len(ga.asked()); n != 1 {
+		t.Fatalf("ga was offered @bob %d times; want once", n)
+	}
+}
+
+// A holder that appears while the hub waits is offered the line alone, and
+// its answer is the answer; the other ticking box never sees it.
+func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	ga := tickingBox(r, "ga", files)
+	gb := tickingBox(r, "gb", files)
+	old := newBox("old", notHere)
+	link(r, old)
+	got := offerAside(r, "bob")
+	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob", func() bool { return len(old.asked()) == 1 })
+	r.Directory(gb, wire.LinkDirectory{Added: []string{"bob"}})
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("Offer = %v; want gb's ok", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the holder's directory event did not end the wait")
+	}
+	r.Wait()
+	if len(ga.asked()) != 0 || len(gb.asked()) != 1 {
+		t.Fatalf("ga was offered @bob %d times and gb %d; want 0 and 1", len(ga.asked()), len(gb.asked()))
+	}
+}
+
+// A ticking box whose full set has not come yet keeps no complete directory:
+// it is offered the line at once, as a box without ticks.
+func TestATickingBoxWithoutItsFullSetIsOffered(t *testing.T) {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	ga := newBox("ga", notHere)
+	ga.ticks = true
+	link(r, ga)
+	r.Directory(ga, aTick)
+	if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != "no box knows that handle: bob" {
+		t.Fatalf("Offer = %v; want no box knows", err)
+	}
+	if n := len(ga.asked()); n != 1 {
+		t.Fatalf("ga was offered @bob %d times; want once", n)
+	}
+}
+
+// A tick changes no holder, so it leaves the negative cache alone: the second
+// line for the same unheld handle neither waits nor is offered.
+func TestATickKeepsTheNegativeCache(t *testing.T) {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	ga := tickingBox(r, "ga", files)
+	got := offerAside(r, "bob")
+	// The offer's arrival is not seen from here: tick until it is answered.
+	var err error
+	testutil.Eventually(t, 5*time.Second, "a tick to end the wait", func() bool {
+		r.Directory(ga, aTick)
+		select {
+		case err = <-got:
+			return true
+		default:
+			return false
+		}
+	})
+	if err == nil || err.Error() != "no box knows that handle: bob" {
+		t.Fatalf("first Offer = %v; want no box knows", err)
+	}
+	r.Directory(ga, aTick)
+	if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != "no box knows that handle: bob" {
+		t.Fatalf("second Offer = %v; want no box knows, from the negative cache", err)
+	}
+	if n := len(ga.asked()); n != 0 {
+		t.Fatalf("ga was offered @bob %d times; want none", n)
+	}
+}

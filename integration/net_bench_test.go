@@ -72,10 +72,8 @@ func BenchmarkCrossBoxSend(b *testing.B) {
 // at once, and returns each answer's wait, sorted.
 func latencies(b *testing.B, conc, total int, bx *box, from, to string) []time.Duration {
 	b.Helper()
-	clients := make([]*wire.Client, conc)
-	for i := range clients {
-		clients[i] = bx.dial(from)
-	}
+	clients := senders(bx, from, conc)
+	defer closeAll(clients)
 	return testutil.Latencies(b, clients, total, func(c *wire.Client, j int) error {
 		req := wire.CommFile{From: from, To: to, Text: "bench " + strconv.Itoa(j), ID: mail.NewID()}
 		var res wire.CommFiled
@@ -84,6 +82,23 @@ func latencies(b *testing.B, conc, total int, bx *box, from, to string) []time.D
 		}
 		return nil
 	})
+}
+
+// senders dials n clients of bx's socket as from; closeAll closes them once
+// their sub-benchmark ends, so its many runs stay within the daemon's cap on
+// connections.
+func senders(bx *box, from string, n int) []*wire.Client {
+	clients := make([]*wire.Client, n)
+	for i := range clients {
+		clients[i] = bx.dial(from)
+	}
+	return clients
+}
+
+func closeAll(clients []*wire.Client) {
+	for _, c := range clients {
+		c.Close()
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -99,7 +114,14 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 // the hub so, "offer-all" when the guest holding it told the hub no directory,
 // so the hub offers it to every box whose directory has not come (199 or all
 // 200); then, once every guest has told its full directory, "unclaimed": a
-// handle no box holds, answered not_here. It reports p50/p99, the offers the
+// handle no box holds, answered not_here. These guests make no Ticks promise,
+// as boxes older than it. Then the same guests link again promising Ticks and
+// tick every 1.5 s, as guest daemons do: "ticks/unclaimed" to one unheld
+// handle (the negative cache answers most), "ticks/unclaimed-fresh" to a new
+// unheld handle each line (each waits for every guest's next tick, and no
+// guest is offered it), and "ticks/joined" to a handle that joined on g002
+// just before the line, which g002 tells only by its next tick (the hub waits
+// for it and offers the line to g002 alone). It reports p50/p99, the offers the
 // guests were sent per line, the CPU time the hub and this process spent per
 // line, and the hub's resident memory; with
 // SOTD_BENCH_HUB_PROFILE set, a CPU profile of the hub for each (hubProfile).
@@ -126,7 +148,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
 	// nothing until the unclaimed round; every other guest holds nothing.
 	var offered atomic.Int64 // comm.file requests the guests were sent
-	answer := func(holds string) link.Handler {
+	answer := func(holds func(string) bool) link.Handler {
 		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
 				return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
@@ -136,52 +158,23 @@ func BenchmarkHubOf200Links(b *testing.B) {
 				return nil, err
 			}
 			offered.Add(1)
-			if req.To == holds {
+			if holds(req.To) {
 				return wire.CommFiled{OK: true, To: req.To}, nil
 			}
 			return nil, &wire.Refusal{Code: wire.CodeNotHere, Sentence: "no box knows that handle: " + req.To}
 		}
 	}
-	conns := make([]*link.Conn, guests)
-	var wg sync.WaitGroup
-	// quic-go refuses handshakes past its accept queue (32), as a Keeper's
-	// retry would meet; the guests here dial 16 at a time instead. A
-	// handshake may take past the 3 s after which a box would try WebSocket
-	// (QUICWait): 200 of them and the hub share two busy cores here, and the
-	// bench wants QUIC links, not a failed setup.
-	dialing := make(chan struct{}, 16)
-	for i, id := range ids {
-		dialing <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-dialing }()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			c, err := link.Dial(ctx, link.Config{Box: id.Box, QUICWait: 30 * time.Second, Handler: answer(map[int]string{0: "bob", 1: "carl"}[i])}, link.Target{Identity: id, Hub: "hb", Addr: n.quic, Key: n.keys["hb"]})
-			if err != nil {
-				b.Errorf("link %s: %v", id.Box, err)
-				return
-			}
-			conns[i] = c
-		})
-	}
-	wg.Wait()
-	b.Cleanup(func() {
-		for _, c := range conns {
-			if c != nil {
-				c.Close()
-			}
-		}
-	})
+	holdsOne := func(handle string) func(string) bool { return func(h string) bool { return h == handle } }
+	var links atomic.Int64 // links the hub has admitted so far, by its log
+	conns := linkGuests(b, n, ids, false, func(i int) link.Handler { return answer(holdsOne(map[int]string{0: "bob", 1: "carl"}[i])) })
 	if b.Failed() {
 		return
 	}
 	if err := conns[0].SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Full: true, Added: []string{"bob"}}); err != nil {
 		b.Fatal(err)
 	}
-	waitLog(b, hub, `msg="link up" box=g199 `, 30*time.Second)
-	if got := strings.Count(hub.logs.String(), `msg="link up"`); got != guests {
-		b.Fatalf("the hub admitted %d links, want %d", got, guests)
-	}
+	links.Add(guests)
+	waitLinks(b, hub, links.Load())
 	for _, tc := range []struct{ name, to string }{{"directory", "bob"}, {"offer-all", "carl"}} {
 		for _, conc := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
@@ -203,25 +196,166 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.Run("unclaimed/senders=8", func(b *testing.B) {
-		client := make([]*wire.Client, 8)
-		for i := range client {
-			client[i] = n.hub.dial("hank")
-		}
+	var fresh atomic.Int64 // names each fresh unheld handle once across runs
+	unheld := func(b *testing.B, conc int, each bool) {
+		client := senders(n.hub, "hank", conc)
+		defer closeAll(client)
 		defer hubProfile(b, n.hub)()
 		offered.Store(0)
 		cpu := cpuSpent(b, hub.cmd.Process.Pid)
 		defer cpu()
 		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
+			to := "nobody"
+			if each { // past the negative cache
+				to = fmt.Sprintf("nobody%d", fresh.Add(1))
+			}
 			var res wire.CommFiled
-			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: "nobody", Text: "bench", ID: mail.NewID()}, &res)
+			err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: to, Text: "bench", ID: mail.NewID()}, &res)
 			if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
-				return fmt.Errorf("comm.file to @nobody = %+v, %v; want not_here", res, err)
+				return fmt.Errorf("comm.file to @%s = %+v, %v; want not_here", to, res, err)
+			}
+			return nil
+		}))
+		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
+	}
+	b.Run("unclaimed/senders=8", func(b *testing.B) { unheld(b, 8, false) })
+
+	// The same 200 guests link again promising Ticks, as guest daemons do: each
+	// tells its full directory, then an event every directory poll (1.5 s),
+	// empty but for g002, which tells there the handles that "joined" on it
+	// since (a session that joined right before the line was sent to it).
+	var mu sync.Mutex
+	// held: what joined on g002 (it holds it from the join on, as a daemon's
+	// registry does); joined: what its next tick has yet to tell.
+	held, joined := map[string]bool{}, map[string]bool{}
+	holdsJoined := func(h string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return held[h]
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = linkGuests(b, n, ids, true, func(i int) link.Handler {
+		if i == 2 {
+			return answer(holdsJoined)
+		}
+		return answer(holdsOne(map[int]string{0: "bob", 1: "carl"}[i]))
+	})
+	if b.Failed() {
+		return
+	}
+	links.Add(guests)
+	waitLinks(b, hub, links.Load())
+	for i, c := range conns {
+		if !c.Ticks() {
+			b.Fatalf("%s's link did not agree to Ticks", c.Box())
+		}
+		held := map[int][]string{0: {"bob"}, 1: {"carl"}}[i]
+		if err := c.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Full: true, Added: held}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		every := time.NewTicker(1500 * time.Millisecond)
+		defer every.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-every.C:
+			}
+			for i, c := range conns {
+				var ev wire.LinkDirectory
+				if i == 2 {
+					mu.Lock()
+					for h := range joined {
+						ev.Added = append(ev.Added, h)
+					}
+					clear(joined)
+					mu.Unlock()
+				}
+				c.SendEvent(wire.OpLinkDirectory, ev)
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-ticking
+	}()
+	b.Run("ticks/unclaimed/senders=8", func(b *testing.B) { unheld(b, 8, false) })
+	b.Run("ticks/unclaimed-fresh/senders=64", func(b *testing.B) { unheld(b, 64, true) })
+	var joins atomic.Int64 // names each joined handle once across runs
+	b.Run("ticks/joined/senders=64", func(b *testing.B) {
+		client := senders(n.hub, "hank", 64)
+		defer closeAll(client)
+		defer hubProfile(b, n.hub)()
+		offered.Store(0)
+		cpu := cpuSpent(b, hub.cmd.Process.Pid)
+		defer cpu()
+		report(b, "joined", testutil.Latencies(b, client, b.N, func(c *wire.Client, j int) error {
+			to := fmt.Sprintf("newcomer%d", joins.Add(1))
+			mu.Lock()
+			joined[to], held[to] = true, true
+			mu.Unlock()
+			var res wire.CommFiled
+			if err := c.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "hank", To: to, Text: "bench", ID: mail.NewID()}, &res); err != nil || !res.OK {
+				return fmt.Errorf("comm.file to @%s = %+v, %v; want g002's ok", to, res, err)
 			}
 			return nil
 		}))
 		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 	})
+}
+
+// linkGuests links every one of ids to n's hub, promising Ticks when ticks is
+// set, each answering offers with handler(i).
+func linkGuests(b *testing.B, n *network, ids []*identity.Identity, ticks bool, handler func(i int) link.Handler) []*link.Conn {
+	conns := make([]*link.Conn, len(ids))
+	var wg sync.WaitGroup
+	// quic-go refuses handshakes past its accept queue (32), as a Keeper's
+	// retry would meet; the guests here dial 16 at a time instead. A
+	// handshake may take past the 3 s after which a box would try WebSocket
+	// (QUICWait): 200 of them and the hub share two busy cores here, and the
+	// bench wants QUIC links, not a failed setup.
+	dialing := make(chan struct{}, 16)
+	for i, id := range ids {
+		dialing <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-dialing }()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c, err := link.Dial(ctx, link.Config{Box: id.Box, QUICWait: 30 * time.Second, Ticks: ticks, Handler: handler(i)}, link.Target{Identity: id, Hub: "hb", Addr: n.quic, Key: n.keys["hb"]})
+			if err != nil {
+				b.Errorf("link %s: %v", id.Box, err)
+				return
+			}
+			conns[i] = c
+		})
+	}
+	wg.Wait()
+	b.Cleanup(func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	})
+	return conns
+}
+
+// waitLinks waits until the hub has logged want links up, in all.
+func waitLinks(b *testing.B, hub *daemon, want int64) {
+	b.Helper()
+	testutil.Eventually(b, 60*time.Second, fmt.Sprintf("the hub to admit %d links in all", want), func() bool {
+		return int64(strings.Count(hub.logs.String(), `msg="link up"`)) >= want
+	})
+	if got := strings.Count(hub.logs.String(), `msg="link up"`); int64(got) != want {
+		b.Fatalf("the hub admitted %d links, want %d", got, want)
+	}
 }
 
 // hubProfile takes a CPU profile of the hub's daemon through its

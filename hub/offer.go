@@ -171,14 +171,14 @@ func (r *Router) byTicks() (told, rest []Peer) {
 // (Directory), rather than wake every waiter to look again: 200 boxes ticking
 // while 64 lines wait would otherwise be 12,800 wake-ups a poll.
 func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time, handle string) (holder Peer, late []Peer) {
-	w := &waiter{handle: handle, late: make(map[Peer]struct{}, len(told)), done: make(chan struct{})}
+	w := &waiter{handle: handle, arrived: arrived, late: make(map[Peer]struct{}, len(told)), done: make(chan struct{})}
 	r.mu.Lock()
 	if p := r.holders[handle]; p != nil && r.live(p) {
 		r.mu.Unlock()
 		return p, nil
 	}
 	for _, p := range told {
-		if tk := r.ticks[p]; tk != nil && !tk.last.After(arrived) {
+		if tk := r.ticks[p]; tk != nil && !sentAfter(p, tk.last, arrived) {
 			w.late[p] = struct{}{}
 		}
 	}
@@ -210,17 +210,36 @@ func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time,
 
 // waiter is a line for a handle no directory named, waiting for ticks.
 type waiter struct {
-	handle string
-	late   map[Peer]struct{} // the ticking links not heard from since it arrived
-	done   chan struct{}     // closed once late is empty, or handle has a holder
+	handle  string
+	arrived time.Time
+	late    map[Peer]struct{} // the ticking links not heard from since it arrived
+	done    chan struct{}     // closed once late is empty, or handle has a holder
 }
 
-// heard strikes p off every waiter's list: a directory event came from it, or
-// its link ended, which sends none. added says the event added handles, which
-// may give a waiter's handle its holder. Under r.mu.
-func (r *Router) heard(p Peer, added bool) {
+// tickSlack is added to a link's transit margin (sentAfter), so a link not
+// yet timed, or one whose round trip just grew, still has one.
+const tickSlack = 10 * time.Millisecond
+
+// sentAfter says whether p's directory event, which arrived at at, left p after
+// a line that arrived at arrived: a one-way trip is shorter than a round trip,
+// so an event that came two of p's round trips (and tickSlack) after the line
+// was sent after it arrived, and the registry read it reports saw every session
+// that joined before the line was sent. One that came sooner may have been on
+// its way already.
+func sentAfter(p Peer, at, arrived time.Time) bool {
+	return at.Sub(arrived) >= 2*p.RTT()+tickSlack
+}
+
+// heard strikes p off the list of every waiter its directory event was sent
+// after (sentAfter), or every list when its link ended, which sends none.
+// added says the event added handles, which may give a waiter's handle its
+// holder. Under r.mu.
+func (r *Router) heard(p Peer, added, ended bool) {
+	now := time.Now()
 	for w := range r.waiting {
-		delete(w.late, p)
+		if ended || sentAfter(p, now, w.arrived) {
+			delete(w.late, p)
+		}
 		if len(w.late) == 0 || added && r.holders[w.handle] != nil {
 			close(w.done)
 			delete(r.waiting, w)

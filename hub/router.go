@@ -43,6 +43,9 @@ type Peer interface {
 	// (link.Conn.Ticks): once its full set came, its directory is complete as
 	// of its last event.
 	Ticks() bool
+	// RTT is the link's last measured round trip, 0 before any (link.Conn.RTT):
+	// an event that arrived twice that after a line did was sent after it.
+	RTT() time.Duration
 }
 
 // Config is a Router's bounds and what it asks of the topology.
@@ -174,7 +177,7 @@ func (r *Router) drop(p Peer) {
 	r.forget(p)
 	delete(r.slots, p)
 	delete(r.ticks, p)
-	r.heard(p, false)
+	r.heard(p, false, true)
 }
 
 // Directory applies a link's directory event: a full set replaces what that
@@ -203,7 +206,7 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 		tk.full = tk.full || d.Full
 		tk.last = time.Now()
 	}
-	defer r.heard(p, len(d.Added) > 0)
+	defer r.heard(p, len(d.Added) > 0, false)
 	if !d.Full && len(d.Added)+len(d.Removed) == 0 {
 		return nil // a tick: nothing changed, so the negative cache stands
 	}

@@ -25,7 +25,8 @@ type box struct {
 	answer func(ctx context.Context, req wire.CommFile) (wire.CommFiled, error)
 	done   chan struct{}
 	closed atomic.Bool
-	ticks  bool // it promised a directory event on every poll
+	ticks  bool          // it promised a directory event on every poll
+	rtt    time.Duration // its link's round trip
 
 	mu   sync.Mutex
 	reqs []wire.CommFile
@@ -39,6 +40,7 @@ func (b *box) Box() string           { return b.name }
 func (b *box) Close() error          { b.closed.Store(true); return nil }
 func (b *box) Done() <-chan struct{} { return b.done }
 func (b *box) Ticks() bool           { return b.ticks }
+func (b *box) RTT() time.Duration    { return b.rtt }
 
 func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	r, ok := req.(wire.CommFile)

@@ -21,6 +21,15 @@ func tickingBox(r *Router, name string, answer func(context.Context, wire.CommFi
 
 var aTick = wire.LinkDirectory{} // nothing changed since the last event
 
+// pastTransit returns once an event b sends now could not have been on its
+// way when a line that arrived before since did (sentAfter).
+func pastTransit(t *testing.T, b *box, since time.Time) {
+	t.Helper()
+	testutil.Eventually(t, 5*time.Second, "a transit margin of "+b.name+"'s link to pass", func() bool {
+		return sentAfter(b, time.Now(), since)
+	})
+}
+
 // offerAside runs Offer for @to and hands its answer back once it comes.
 func offerAside(r *Router, to string) <-chan error {
 	got := make(chan error, 1)
@@ -46,6 +55,7 @@ func TestATickAfterTheRequestEndsTheWaitWithoutAnOffer(t *testing.T) {
 	link(r, old)
 	got := offerAside(r, "bob")
 	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob at once", func() bool { return len(old.asked()) == 1 })
+	pastTransit(t, ga, time.Now())
 	r.Directory(ga, aTick)
 	select {
 	case err := <-got:
@@ -146,5 +156,48 @@ func TestATickKeepsTheNegativeCache(t *testing.T) {
 	}
 	if n := len(ga.asked()); n != 0 {
 		t.Fatalf("ga was offered @bob %d times; want none", n)
+	}
+}
+
+// A tick that came within two round trips of the line may have left its box
+// before the line arrived, its registry read before a session joined there just
+// before the line was sent: it does not end the wait, and the box's next
+// event, which names the session, gives the line its holder.
+func TestATickThatMayHaveBeenOnItsWayDoesNotCount(t *testing.T) {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	ga := tickingBox(r, "ga", files)
+	ga.rtt = time.Second // a slow link: its events take up to a second to come
+	old := newBox("old", notHere)
+	link(r, old)
+	got := offerAside(r, "bob")
+	waitingOnGa := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		n := 0
+		for w := range r.waiting {
+			if _, late := w.late[ga]; late {
+				n++
+			}
+		}
+		return n
+	}
+	testutil.Eventually(t, 5*time.Second, "the line to wait for ga's next event", func() bool { return waitingOnGa() == 1 })
+	r.Directory(ga, aTick) // read before bob joined on ga, and already on its way
+	if n := waitingOnGa(); n != 1 {
+		t.Fatalf("%d lines wait for ga's next event after a tick that came at once; want the one", n)
+	}
+	r.Directory(ga, wire.LinkDirectory{Added: []string{"bob"}})
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("Offer = %v; want ga's ok: the tick that came at once may have been sent before bob joined", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the holder's directory event did not end the wait")
+	}
+	r.Wait()
+	if n := len(ga.asked()); n != 1 {
+		t.Fatalf("ga was offered @bob %d times; want once", n)
 	}
 }

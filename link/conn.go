@@ -84,6 +84,9 @@ func (c *Conn) Transport() string { return c.car.kind() }
 // Health is the link's timing so far (see Health).
 func (c *Conn) Health() Health { return c.timing.health() }
 
+// RTT is the link's last measured round trip, 0 before the first sample.
+func (c *Conn) RTT() time.Duration { return c.timing.health().RTT }
+
 // Remote is the peer's network address.
 func (c *Conn) Remote() string { return c.car.remote() }
 

@@ -148,6 +148,19 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	// g000 holds bob and tells the hub; g001 holds carl and tells the hub
 	// nothing until the unclaimed round; every other guest holds nothing.
 	var offered atomic.Int64 // comm.file requests the guests were sent
+	// measure starts what each part reports besides its latencies: the hub's
+	// profile, the offers the guests were sent and the CPU spent; the returned
+	// func reports them per line.
+	measure := func(b *testing.B) func() {
+		stopProfile := hubProfile(b, n.hub)
+		offered.Store(0)
+		cpu := cpuSpent(b, hub.cmd.Process.Pid)
+		return func() {
+			cpu()
+			b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
+			stopProfile()
+		}
+	}
 	answer := func(holds func(string) bool) link.Handler {
 		return func(_ context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 			if op != wire.OpCommFile { // as a daemon older than comm.file.batch answers
@@ -178,12 +191,9 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	for _, tc := range []struct{ name, to string }{{"directory", "bob"}, {"offer-all", "carl"}} {
 		for _, conc := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%s/senders=%d", tc.name, conc), func(b *testing.B) {
-				defer hubProfile(b, n.hub)()
-				offered.Store(0)
-				cpu := cpuSpent(b, hub.cmd.Process.Pid)
+				done := measure(b)
 				report(b, tc.name, latencies(b, conc, b.N, n.hub, "hank", tc.to))
-				cpu()
-				b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
+				done()
 				if rss, ok := residentMB(hub.cmd.Process.Pid); ok {
 					b.ReportMetric(rss, "hub-RSS-MB")
 				}
@@ -200,10 +210,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	unheld := func(b *testing.B, conc int, each bool) {
 		client := senders(n.hub, "hank", conc)
 		defer closeAll(client)
-		defer hubProfile(b, n.hub)()
-		offered.Store(0)
-		cpu := cpuSpent(b, hub.cmd.Process.Pid)
-		defer cpu()
+		defer measure(b)()
 		report(b, "unclaimed", testutil.Latencies(b, client, b.N, func(c *wire.Client, _ int) error {
 			to := "nobody"
 			if each { // past the negative cache
@@ -216,7 +223,6 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			}
 			return nil
 		}))
-		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 	}
 	b.Run("unclaimed/senders=8", func(b *testing.B) { unheld(b, 8, false) })
 
@@ -292,10 +298,7 @@ func BenchmarkHubOf200Links(b *testing.B) {
 	b.Run("ticks/joined/senders=64", func(b *testing.B) {
 		client := senders(n.hub, "hank", 64)
 		defer closeAll(client)
-		defer hubProfile(b, n.hub)()
-		offered.Store(0)
-		cpu := cpuSpent(b, hub.cmd.Process.Pid)
-		defer cpu()
+		defer measure(b)()
 		report(b, "joined", testutil.Latencies(b, client, b.N, func(c *wire.Client, j int) error {
 			to := fmt.Sprintf("newcomer%d", joins.Add(1))
 			mu.Lock()
@@ -307,7 +310,6 @@ func BenchmarkHubOf200Links(b *testing.B) {
 			}
 			return nil
 		}))
-		b.ReportMetric(float64(offered.Load())/float64(b.N), "offers/op")
 	})
 }
 

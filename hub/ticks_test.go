@@ -21,6 +21,27 @@ func tickingBox(r *Router, name string, answer func(context.Context, wire.CommFi
 
 var aTick = wire.LinkDirectory{} // nothing changed since the last event
 
+// tickRouter is a router whose lines wait up to 10 s for ticks, within 20 s of
+// offers.
+func tickRouter(t *testing.T) *Router {
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+	t.Cleanup(r.Wait)
+	return r
+}
+
+// answerOf is the answer offerAside hands back; none within 5 s fails t with
+// why.
+func answerOf(t *testing.T, got <-chan error, why string) error {
+	t.Helper()
+	select {
+	case err := <-got:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
+		return nil
+	}
+}
+
 // pastTransit returns once an event b sends now could not have been on its
 // way when a line that arrived before since did (sentAfter).
 func pastTransit(t *testing.T, b *box, since time.Time) {
@@ -48,8 +69,7 @@ func offerAside(r *Router, to string) <-chan error {
 // event; that event, sent after the request arrived and naming nothing, ends
 // the wait, and the ticking box never sees the line.
 func TestATickAfterTheRequestEndsTheWaitWithoutAnOffer(t *testing.T) {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
-	t.Cleanup(r.Wait)
+	r := tickRouter(t)
 	ga := tickingBox(r, "ga", files, "alice")
 	old := newBox("old", notHere)
 	link(r, old)
@@ -57,13 +77,8 @@ func TestATickAfterTheRequestEndsTheWaitWithoutAnOffer(t *testing.T) {
 	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob at once", func() bool { return len(old.asked()) == 1 })
 	pastTransit(t, ga, time.Now())
 	r.Directory(ga, aTick)
-	select {
-	case err := <-got:
-		if err == nil || err.Error() != "no box knows that handle: bob" {
-			t.Fatalf("Offer = %v; want no box knows", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a tick after the request arrived did not end the wait")
+	if err := answerOf(t, got, "a tick after the request arrived did not end the wait"); err == nil || err.Error() != "no box knows that handle: bob" {
+		t.Fatalf("Offer = %v; want no box knows", err)
 	}
 	r.Wait()
 	if n := len(ga.asked()); n != 0 {
@@ -89,8 +104,7 @@ func TestABoxThatDoesNotTickInTimeIsOffered(t *testing.T) {
 // A holder that appears while the hub waits is offered the line alone, and
 // its answer is the answer; the other ticking box never sees it.
 func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
-	t.Cleanup(r.Wait)
+	r := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	gb := tickingBox(r, "gb", files)
 	old := newBox("old", notHere)
@@ -98,13 +112,8 @@ func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
 	got := offerAside(r, "bob")
 	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob", func() bool { return len(old.asked()) == 1 })
 	r.Directory(gb, wire.LinkDirectory{Added: []string{"bob"}})
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("Offer = %v; want gb's ok", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the holder's directory event did not end the wait")
+	if err := answerOf(t, got, "the holder's directory event did not end the wait"); err != nil {
+		t.Fatalf("Offer = %v; want gb's ok", err)
 	}
 	r.Wait()
 	if len(ga.asked()) != 0 || len(gb.asked()) != 1 {
@@ -115,8 +124,7 @@ func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
 // A ticking box whose full set has not come yet keeps no complete directory:
 // it is offered the line at once, as a box without ticks.
 func TestATickingBoxWithoutItsFullSetIsOffered(t *testing.T) {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
-	t.Cleanup(r.Wait)
+	r := tickRouter(t)
 	ga := newBox("ga", notHere)
 	ga.ticks = true
 	link(r, ga)
@@ -132,8 +140,7 @@ func TestATickingBoxWithoutItsFullSetIsOffered(t *testing.T) {
 // A tick changes no holder, so it leaves the negative cache alone: the second
 // line for the same unheld handle neither waits nor is offered.
 func TestATickKeepsTheNegativeCache(t *testing.T) {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
-	t.Cleanup(r.Wait)
+	r := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	got := offerAside(r, "bob")
 	// The offer's arrival is not seen from here: tick until it is answered.
@@ -164,8 +171,7 @@ func TestATickKeepsTheNegativeCache(t *testing.T) {
 // before the line was sent: it does not end the wait, and the box's next
 // event, which names the session, gives the line its holder.
 func TestATickThatMayHaveBeenOnItsWayDoesNotCount(t *testing.T) {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
-	t.Cleanup(r.Wait)
+	r := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	ga.rtt = time.Second // a slow link: its events take up to a second to come
 	old := newBox("old", notHere)
@@ -188,13 +194,8 @@ func TestATickThatMayHaveBeenOnItsWayDoesNotCount(t *testing.T) {
 		t.Fatalf("%d lines wait for ga's next event after a tick that came at once; want the one", n)
 	}
 	r.Directory(ga, wire.LinkDirectory{Added: []string{"bob"}})
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("Offer = %v; want ga's ok: the tick that came at once may have been sent before bob joined", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the holder's directory event did not end the wait")
+	if err := answerOf(t, got, "the holder's directory event did not end the wait"); err != nil {
+		t.Fatalf("Offer = %v; want ga's ok: the tick that came at once may have been sent before bob joined", err)
 	}
 	r.Wait()
 	if n := len(ga.asked()); n != 1 {

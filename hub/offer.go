@@ -178,7 +178,7 @@ func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time,
 		return p, nil
 	}
 	for _, p := range told {
-		if tk := r.ticks[p]; tk != nil && !sentAfter(p, tk.last, arrived) {
+		if tk := r.ticks[p]; tk != nil && !sentAfter(p.RTT(), tk.last, arrived) {
 			w.late[p] = struct{}{}
 		}
 	}
@@ -220,24 +220,25 @@ type waiter struct {
 // yet timed, or one whose round trip just grew, still has one.
 const tickSlack = 10 * time.Millisecond
 
-// sentAfter says whether p's directory event, which arrived at at, left p after
-// a line that arrived at arrived: a one-way trip is shorter than a round trip,
-// so an event that came two of p's round trips (and tickSlack) after the line
-// was sent after it arrived, and the registry read it reports saw every session
-// that joined before the line was sent. One that came sooner may have been on
-// its way already.
-func sentAfter(p Peer, at, arrived time.Time) bool {
-	return at.Sub(arrived) >= 2*p.RTT()+tickSlack
+// sentAfter says whether a directory event that arrived at at, over a link whose
+// round trip is rtt, left its box after a line that arrived at arrived: a
+// one-way trip is shorter than a round trip, so an event that came two round
+// trips (and tickSlack) after the line was sent after it arrived, and the
+// registry read it reports saw every session that joined before the line was
+// sent. One that came sooner may have been on its way already.
+func sentAfter(rtt time.Duration, at, arrived time.Time) bool {
+	return at.Sub(arrived) >= 2*rtt+tickSlack
 }
 
 // heard strikes p off the list of every waiter its directory event was sent
 // after (sentAfter), or every list when its link ended, which sends none.
 // added says the event added handles, which may give a waiter's handle its
-// holder. Under r.mu.
+// holder. Under r.mu. The event's lateness is judged against each waiter with
+// one reading of p's round trip, not one per waiter.
 func (r *Router) heard(p Peer, added, ended bool) {
-	now := time.Now()
+	now, rtt := time.Now(), p.RTT()
 	for w := range r.waiting {
-		if ended || sentAfter(p, now, w.arrived) {
+		if ended || sentAfter(rtt, now, w.arrived) {
 			delete(w.late, p)
 		}
 		if len(w.late) == 0 || added && r.holders[w.handle] != nil {

@@ -47,7 +47,7 @@ func answerOf(t *testing.T, got <-chan error, why string) error {
 func pastTransit(t *testing.T, b *box, since time.Time) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, "a transit margin of "+b.name+"'s link to pass", func() bool {
-		return sentAfter(b, time.Now(), since)
+		return sentAfter(b.rtt, time.Now(), since)
 	})
 }
 

@@ -50,9 +50,6 @@ func Start(name string, log *slog.Logger, mux *http.ServeMux) (*Server, error) {
 // Close stops the server and every request it is serving.
 func (s *Server) Close() error { return s.srv.Close() }
 
-// Log is the server's logger.
-func (s *Server) Log() *slog.Logger { return s.log }
-
 // Unknown is the method and path of every request the server does not model.
 func (s *Server) Unknown() []string {
 	s.mu.Lock()

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
@@ -44,6 +47,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
 			"setvar":   setVar,
+			"exitcode": exitCode,
+			"holdlock": holdLock,
 		},
 	})
 }
@@ -74,4 +79,43 @@ func setVar(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: setvar NAME")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// exitCode runs a command as exec does and checks its exit code: the codes
+// (0 done, 1 FAILED, 2 usage, 3 join conflict, 75 busy) are a contract, and
+// `! exec` would take any failure for the one meant.
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// holdLock takes an inbox's lock file as a stuck writer would, for the rest of
+// the script: flock is per open file, so the sotd processes the script runs
+// find it held.
+func holdLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdlock PATH")
+	}
+	fl := flock.New(ts.MkAbs(args[0]))
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		ts.Fatalf("holdlock %s: held %v, %v", args[0], ok, err)
+	}
+	ts.Defer(func() { fl.Unlock() })
 }

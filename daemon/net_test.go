@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -59,7 +58,7 @@ func boxHome(t testing.TB, box string, agents map[string]time.Time) (home.Home, 
 func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
-	d, err := New(Config{Home: h, Host: box, HostsPath: hosts, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
+	d, err := New(Config{Home: h, Host: box, HostsPath: hosts, Log: logs.Logger(), Now: func() time.Time { return testNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"log/slog"
 	"net"
 	"os"
 	"sync"
@@ -127,7 +126,7 @@ func startOn(t testing.TB, h home.Home, tune ...func(*Daemon)) *rig {
 	// and its rows have ended.
 	t.TempDir()
 	logs := &testutil.SyncBuffer{}
-	d, err := New(Config{Home: h, Host: "box", Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: func() time.Time { return testNow }})
+	d, err := New(Config{Home: h, Host: "box", Log: logs.Logger(), Now: func() time.Time { return testNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,10 +40,10 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 		h = startHubAt(t, hid, pins, Config{}, addr, "")
 		target.Addr = h.srv.Addr().String()
 	}
-	log := &logBuf{}
+	log := &testutil.SyncBuffer{}
 	k := &Keeper{
 		// Beats come often, so a crashed hub's reset comes at once.
-		Config: Config{Box: "guest", QUICWait: time.Second, Heartbeat: 20 * time.Millisecond, Log: log.logger()},
+		Config: Config{Box: "guest", QUICWait: time.Second, Heartbeat: 20 * time.Millisecond, Log: log.Logger()},
 		// The first two attempts find no hub answering; the next ones find
 		// hosts.toml unreadable, until the hub comes.
 		Resolve: func() (Target, error) {
@@ -66,7 +66,7 @@ func TestKeeperRelinksOnItsSchedule(t *testing.T) {
 	loop := backoff.Loop{
 		Policy: Relink,
 		Name:   "link to hub",
-		Log:    log.logger(),
+		Log:    log.Logger(),
 		Now:    func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 		Rand:   func(n time.Duration) time.Duration { return n - 1 }, // the top of each range
 		Sleep: func(ctx context.Context, d time.Duration) error {

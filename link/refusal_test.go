@@ -111,7 +111,7 @@ func TestDialFallsBackToWebSocketOnlyWhenQUICDoesNotGetThrough(t *testing.T) {
 	refused := blocked
 	refused.Addr = h.srv.Addr().String()
 	refused.Key = gid.Fingerprint() // the wrong pin: refused over QUIC, so WebSocket is not tried
-	_, err = Dial(ctx, Config{Box: "guest", Log: h.log.logger()}, refused)
+	_, err = Dial(ctx, Config{Box: "guest", Log: h.log.Logger()}, refused)
 	if !errors.Is(err, ErrRefused) || contains(h.log.String(), "trying WebSocket") {
 		t.Fatalf("a refusal over QUIC: %v; want ErrRefused and no WebSocket try", err)
 	}

@@ -1,10 +1,8 @@
 package link
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -36,28 +35,6 @@ var transports = []struct {
 	{"ws", "ws", dialWS},
 }
 
-// logBuf collects a side's log lines for assertions.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *logBuf) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
 // newID makes box's key in a fresh home, as a daemon's first start does.
 func newID(t testing.TB, box string) *identity.Identity {
 	t.Helper()
@@ -72,7 +49,7 @@ func newID(t testing.TB, box string) *identity.Identity {
 type hub struct {
 	srv   *Server
 	id    *identity.Identity
-	log   *logBuf
+	log   *testutil.SyncBuffer
 	links chan *Conn
 	wg    sync.WaitGroup
 }
@@ -87,9 +64,9 @@ func startHub(t testing.TB, id *identity.Identity, pins map[string]string, cfg C
 // startHubAt is startHub on given addresses: a hub restarting where it was.
 func startHubAt(t testing.TB, id *identity.Identity, pins map[string]string, cfg Config, addr, wsAddr string) *hub {
 	t.Helper()
-	h := &hub{id: id, log: &logBuf{}, links: make(chan *Conn, 16)}
+	h := &hub{id: id, log: &testutil.SyncBuffer{}, links: make(chan *Conn, 16)}
 	cfg.Box = "hub"
-	cfg.Log = h.log.logger()
+	cfg.Log = h.log.Logger()
 	srv, err := Listen(ServerConfig{
 		Config:   cfg,
 		Identity: id,

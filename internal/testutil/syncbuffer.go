@@ -3,6 +3,7 @@ package testutil
 
 import (
 	"bytes"
+	"log/slog"
 	"strings"
 	"sync"
 )
@@ -28,3 +29,9 @@ func (s *SyncBuffer) String() string {
 
 // Contains reports whether the log so far holds sub.
 func (s *SyncBuffer) Contains(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// Logger is a debug-level text logger into s, so a test can assert on the
+// lines a part logs below the daemon's default level.
+func (s *SyncBuffer) Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(s, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -21,12 +21,18 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 // held: for a test that reports more than Eventually's sentence when it did not
 // (the last screen, the daemon's log).
 func Within(within time.Duration, cond func() bool) bool {
+	return WithinEvery(within, 5*time.Millisecond, cond)
+}
+
+// WithinEvery is Within for a cond that costs a process or more to ask (a
+// tmux capture), polled every so often rather than every few milliseconds.
+func WithinEvery(within, every time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(every)
 	}
 	return true
 }

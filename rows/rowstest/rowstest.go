@@ -12,9 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
+
+// poll is how often a wait asks a row again: each ask of a tmux row is a
+// capture-pane process.
+const poll = 20 * time.Millisecond
 
 // The fake agent's settings; its package doc says what each does.
 const (
@@ -50,53 +55,40 @@ func WaitScreen(tb testing.TB, b rows.Backend, id string, timeout time.Duration,
 	tb.Helper()
 	var last *screen.Screen
 	var lastErr error
-	deadline := time.Now().Add(timeout)
-	for {
-		s, err := b.Screen(id)
-		if err == nil && ok(s) {
-			return s
-		}
-		last, lastErr = s, err
-		if time.Now().After(deadline) {
-			tb.Fatalf("row %s (%s): no %s within %v; last error %v; last screen:\n%s", id, b.Name(), what, timeout, lastErr, Text(last))
-			return nil
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.WithinEvery(timeout, poll, func() bool {
+		last, lastErr = b.Screen(id)
+		return lastErr == nil && ok(last)
+	}) {
+		tb.Fatalf("row %s (%s): no %s within %v; last error %v; last screen:\n%s", id, b.Name(), what, timeout, lastErr, Text(last))
 	}
+	return last
 }
 
 // WaitPhase polls the row's phase until it is want.
 func WaitPhase(tb testing.TB, b rows.Backend, id string, timeout time.Duration, want rows.Phase) rows.RowInfo {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		info, err := b.Info(id)
-		if err == nil && info.Phase == want {
-			return info
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("row %s (%s): phase %q (error %v), want %q after %v", id, b.Name(), info.Phase, err, want, timeout)
-			return info
-		}
-		time.Sleep(20 * time.Millisecond)
+	var info rows.RowInfo
+	var err error
+	if !testutil.WithinEvery(timeout, poll, func() bool {
+		info, err = b.Info(id)
+		return err == nil && info.Phase == want
+	}) {
+		tb.Fatalf("row %s (%s): phase %q (error %v), want %q after %v", id, b.Name(), info.Phase, err, want, timeout)
 	}
+	return info
 }
 
 // WaitFile polls a file until its content is want, as a fake agent's byte log
 // fills.
 func WaitFile(tb testing.TB, path, want string, timeout time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got, err := os.ReadFile(path)
-		if err == nil && string(got) == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s holds %q (error %v), want %q after %v", path, got, err, want, timeout)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	var got []byte
+	var err error
+	if !testutil.WithinEvery(timeout, poll, func() bool {
+		got, err = os.ReadFile(path)
+		return err == nil && string(got) == want
+	}) {
+		tb.Fatalf("%s holds %q (error %v), want %q after %v", path, got, err, want, timeout)
 	}
 }
 

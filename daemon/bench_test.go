@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -90,7 +91,7 @@ func rate(b *testing.B, n, total int, one func(sender int) error) (took, cpu tim
 	var left atomic.Int64
 	left.Store(int64(total))
 	var wg sync.WaitGroup
-	cpu0 := cpuTime()
+	cpu0 := testutil.CPU(b)
 	start := time.Now()
 	for i := range n {
 		wg.Add(1)
@@ -105,14 +106,5 @@ func rate(b *testing.B, n, total int, one func(sender int) error) (took, cpu tim
 		}()
 	}
 	wg.Wait()
-	return time.Since(start), cpuTime() - cpu0
-}
-
-// cpuTime is this process's CPU time so far, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Since(start), testutil.CPU(b) - cpu0
 }

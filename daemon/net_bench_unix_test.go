@@ -19,9 +19,9 @@ import (
 func BenchmarkCrossBoxAlone(b *testing.B) {
 	_, ga, _ := threeBoxes(b)
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), testutil.CPU(b)
 	d := timeSends(b, ga, 64)
-	wall, cpu := time.Since(start), cpuTime()-cpu0
+	wall, cpu := time.Since(start), testutil.CPU(b)-cpu0
 	b.ReportMetric(float64(len(d))/wall.Seconds(), "lines/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(d)), "cpu-µs/line")
 	b.ReportMetric(ms(testutil.Percentile(d, 50)), "ms/p50")

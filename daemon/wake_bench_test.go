@@ -3,39 +3,22 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/rows/rowstest"
 	"github.com/sotcomm/sotd/wake"
 )
-
-// cpuUsed is this process's CPU time and that of the children it waited for
-// (each tmux command the backend runs).
-func cpuUsed(tb testing.TB) time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(who, &ru); err != nil {
-			tb.Fatal(err)
-		}
-		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return total
-}
 
 // benchKinds is the PTY backend, and tmux where it is installed.
 func benchKinds() []backendKind {
@@ -80,13 +63,13 @@ func readyRows(b *testing.B, k backendKind, n int) (*rowsManager, rows.Backend, 
 // period (getrusage of the process and its waited-for children), and the tmux
 // server's own share where there is one.
 func reportCPU(b *testing.B, backend rows.Backend, period time.Duration, do func()) {
-	server := tmuxServerCPU(b, backend)
-	before, serverBefore, passes := cpuUsed(b), server(), 0
+	server := rowstest.TmuxServerCPU(b, backend)
+	before, serverBefore, passes := testutil.CPUWithChildren(b), server(), 0
 	for b.Loop() {
 		do()
 		passes++
 	}
-	cpu, serverCPU := cpuUsed(b)-before, server()-serverBefore
+	cpu, serverCPU := testutil.CPUWithChildren(b)-before, server()-serverBefore
 	perMinute := func(d time.Duration) float64 { return d.Seconds() / float64(passes) * float64(time.Minute/period) }
 	b.ReportMetric(perMinute(cpu), "cpu-s/min")
 	if serverBefore >= 0 {
@@ -148,35 +131,5 @@ func BenchmarkDialogWatch(b *testing.B) {
 				})
 			})
 		}
-	}
-}
-
-// tmuxServerCPU reads the CPU time of a tmux backend's server from /proc; it
-// answers -1 for a PTY backend or where there is no /proc.
-func tmuxServerCPU(tb testing.TB, b rows.Backend) func() time.Duration {
-	none := func() time.Duration { return -1 }
-	t, ok := b.(*rows.Tmux)
-	if !ok {
-		return none
-	}
-	out, err := exec.Command("tmux", "-S", t.Socket(), "display-message", "-p", "#{pid}").Output()
-	if err != nil {
-		tb.Fatalf("the tmux server's pid: %v", err)
-	}
-	stat := "/proc/" + strings.TrimSpace(string(out)) + "/stat"
-	if _, err := os.Stat(stat); err != nil {
-		return none
-	}
-	return func() time.Duration {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		// utime and stime are fields 14 and 15, counted after the command
-		// name's closing parenthesis, in clock ticks (100 a second on Linux).
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		utime, _ := strconv.Atoi(f[11])
-		stime, _ := strconv.Atoi(f[12])
-		return time.Duration(utime+stime) * 10 * time.Millisecond
 	}
 }

@@ -4,18 +4,11 @@ package wake
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
-)
 
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/sotcomm/sotd/internal/testutil"
+)
 
 // BenchmarkLoopIdleRows is the wake's cost with 50 idle Claude rows whose mail
 // was all read: each pass counts 50 real inboxes (20 lines each, the cursor at
@@ -43,12 +36,12 @@ func BenchmarkLoopIdleRows(b *testing.B) {
 	l := &Loop{Rows: fr, Unread: FilerUnread(f), Entry: in.Entry}
 	l.start()
 	l.step() // the restart look
-	before, passes := cpuTime(b), 0
+	before, passes := testutil.CPU(b), 0
 	for b.Loop() {
 		l.step()
 		passes++
 	}
-	cpu := cpuTime(b) - before
+	cpu := testutil.CPU(b) - before
 	perMinute := cpu.Seconds() / float64(passes) * float64(time.Minute/Every)
 	b.ReportMetric(perMinute, "cpu-s/min")
 	for _, r := range fr.rows {

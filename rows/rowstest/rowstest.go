@@ -3,11 +3,13 @@
 package rowstest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,4 +105,35 @@ func Text(s *screen.Screen) string {
 	}
 	fmt.Fprintf(&b, "cols=%d rows=%d cursor=%d,%d\n", s.Cols, s.Rows, s.CursorRow, s.CursorCol)
 	return b.String()
+}
+
+// TmuxServerCPU reads the CPU time of a tmux backend's server, which is no
+// child of this process, from /proc (in clock ticks of 10 ms). It answers -1
+// for the PTY backend and where there is no /proc.
+func TmuxServerCPU(tb testing.TB, b rows.Backend) func() time.Duration {
+	none := func() time.Duration { return -1 }
+	t, ok := b.(*rows.Tmux)
+	if !ok {
+		return none
+	}
+	out, err := exec.Command("tmux", "-S", t.Socket(), "display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		tb.Fatalf("the tmux server's pid: %v", err)
+	}
+	stat := filepath.Join("/proc", strings.TrimSpace(string(out)), "stat")
+	if _, err := os.Stat(stat); err != nil {
+		return none
+	}
+	return func() time.Duration {
+		raw, err := os.ReadFile(stat)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// utime and stime are fields 14 and 15, counted after the command
+		// name's closing parenthesis.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		utime, _ := strconv.Atoi(f[11])
+		stime, _ := strconv.Atoi(f[12])
+		return time.Duration(utime+stime) * 10 * time.Millisecond
+	}
 }

@@ -157,7 +157,7 @@ func TestBrokenHomes(t *testing.T) {
 		{
 			name: "dead lock holder", check: "registry lock", level: Fail,
 			brk: func(t *testing.T, e *Env) {
-				line := reglock.Holder{Name: "box", Machine: machine.ID(), Boot: machine.Boot(), PIDNS: machine.PIDNamespace(), PID: reapedPID(t), Start: "1"}.String()
+				line := reglock.Holder{Name: "box", Machine: machine.ID(), Boot: machine.Boot(), PIDNS: machine.PIDNamespace(), PID: testutil.ReapedPID(t, envHelper+"=exit"), Start: "1"}.String()
 				must(t, os.WriteFile(e.Home.RegistryLock(), []byte(line+"\n"), 0o600))
 				if in := reglock.Inspect(e.Home.RegistryLock(), e.Host, time.Now()); in.State != reglock.HeldDead {
 					t.Skipf("this box proves no death here: %s", in.Why)
@@ -320,15 +320,6 @@ func keyOf(e Env) string {
 		return id.Fingerprint()
 	}
 	return ""
-}
-
-// reapedPID is the pid of a process that has exited and been reaped.
-func reapedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envHelper+"=exit")
-	must(t, cmd.Run())
-	return cmd.Process.Pid
 }
 
 func must(t *testing.T, err error) {

@@ -50,3 +50,16 @@ func StartHelper(t testing.TB, env ...string) *Helper {
 	}
 	return &Helper{Cmd: cmd, Stdin: stdin, Stdout: out, Ready: strings.TrimSpace(ready)}
 }
+
+// ReapedPID runs this test binary with env (which should make its TestMain
+// exit at once), waits for it, and returns its pid: a process that is surely
+// gone, for a proof-of-death or a stale-record test.
+func ReapedPID(t testing.TB, env ...string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), RaceEnv()), env...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the helper process that should exit at once: %v", err)
+	}
+	return cmd.Process.Pid
+}

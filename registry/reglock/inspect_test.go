@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 )
 
@@ -15,7 +16,7 @@ func TestInspect(t *testing.T) {
 	_, me := proofHome(t)
 	ppid := os.Getppid()
 	live := rec(me, func(h *Holder) { h.PID, h.Start = ppid, machine.Start(ppid) })
-	gone := rec(me, func(h *Holder) { h.PID, h.Start = reapedPID(t), "1" })
+	gone := rec(me, func(h *Holder) { h.PID, h.Start = testutil.ReapedPID(t, envHelper+"=exit"), "1" })
 	tests := []struct {
 		name   string
 		make   func(path string) error // nil: no lock

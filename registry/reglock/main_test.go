@@ -221,17 +221,6 @@ func rec(me self, change func(*Holder)) record {
 	return record{line: h.String(), Holder: h}
 }
 
-// reapedPID is the pid of a process that has exited and been reaped.
-func reapedPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envHelper+"=exit")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
 // onMessage is a log handler that runs fn when a record with msg is logged.
 type onMessage struct {
 	msg string

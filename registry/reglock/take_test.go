@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
 )
 
@@ -21,7 +22,7 @@ func TestTakeJudgesTheHolder(t *testing.T) {
 	_, me := proofHome(t)
 	ppid := os.Getppid()
 	live := rec(me, func(h *Holder) { h.PID, h.Start = ppid, machine.Start(ppid) })
-	gone := reapedPID(t)
+	gone := testutil.ReapedPID(t, envHelper+"=exit")
 	tests := []struct {
 		name   string
 		line   string                          // the lock's line, written unless make is set

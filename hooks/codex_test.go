@@ -48,7 +48,7 @@ func TestHooksUnderSharedServer(t *testing.T) {
 			if code := s.Status(registry.VerbDialog, "Allow Bash?", true, false); code != 0 {
 				t.Fatal(code)
 			}
-			c.add(beatFresh * 2)
+			c.Add(beatFresh * 2)
 			before := *entry(t, s)
 
 			var o, e strings.Builder

@@ -23,16 +23,15 @@ import (
 	"github.com/sotcomm/sotd/registry/reglock"
 )
 
-// clock is a test's time, moved by hand.
-type clock struct{ t time.Time }
+// newClock is a test's time, moved by hand.
+func newClock() *testutil.Clock {
+	return testutil.NewClock(time.Date(2026, 6, 15, 19, 32, 13, 0, time.UTC))
+}
 
-func (c *clock) now() time.Time              { return c.t }
-func (c *clock) add(d time.Duration)         { c.t = c.t.Add(d) }
-func newClock() *clock                       { return &clock{time.Date(2026, 6, 15, 19, 32, 13, 0, time.UTC)} }
-func stamp(c *clock, d time.Duration) string { return registry.Stamp(c.t.Add(d)) }
+func stamp(c *testutil.Clock, d time.Duration) string { return registry.Stamp(c.Now().Add(d)) }
 
 // joined is a comm home in which alice has joined, outside any row.
-func joined(t *testing.T, c *clock) *client.Session {
+func joined(t *testing.T, c *testutil.Clock) *client.Session {
 	t.Helper()
 	t.Setenv(home.EnvName, "")
 	h, err := home.At(t.TempDir())
@@ -40,7 +39,7 @@ func joined(t *testing.T, c *clock) *client.Session {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	s := &client.Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: c.now}
+	s := &client.Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: c.Now}
 	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
 		t.Fatalf("join: %d %s", code, out.String())
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // commHome is the comm home the installs of a test put their shims in: a comm
@@ -25,10 +26,10 @@ func commHome(t *testing.T, settings string) home.Home {
 	return home.Home{Dir: dir}
 }
 
-func install(t *testing.T, c *clock, agent Agent, settings, sotd string) string {
+func install(t *testing.T, c *testutil.Clock, agent Agent, settings, sotd string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
+	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Home: commHome(t, settings), Out: &out, Now: c.Now}).Run(); code != ExitOK {
 		t.Fatalf("install: exit %d: %s", code, out.String())
 	}
 	return out.String()
@@ -205,10 +206,10 @@ func FuzzParseObject(f *testing.F) {
 	})
 }
 
-func uninstall(t *testing.T, c *clock, agent Agent, settings string) string {
+func uninstall(t *testing.T, c *testutil.Clock, agent Agent, settings string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := (Uninstall{Agent: agent, Settings: settings, Home: commHome(t, settings), Out: &out, Now: c.now}).Run(); code != ExitOK {
+	if code := (Uninstall{Agent: agent, Settings: settings, Home: commHome(t, settings), Out: &out, Now: c.Now}).Run(); code != ExitOK {
 		t.Fatalf("uninstall: exit %d: %s", code, out.String())
 	}
 	return out.String()
@@ -326,14 +327,14 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 						t.Errorf(".claude.json does not register sotd mcp as Claude Code writes it:\n%s", b)
 					}
 				}
-				c.add(time.Second)
+				c.Add(time.Second)
 				out := install(t, c, agent, settings, "sotd")
 				if !strings.Contains(out, "nothing changed") {
 					t.Errorf("a second install said:\n%s", out)
 				}
 				sameFiles(t, "after a second install", snapshot(t, dir), first)
 
-				c.add(time.Second)
+				c.Add(time.Second)
 				out = uninstall(t, c, agent, settings)
 				if !strings.Contains(out, "removed    Stop: sotd hook stop") {
 					t.Errorf("uninstall said:\n%s", out)
@@ -371,7 +372,7 @@ func TestAgentsSectionIsMergeOnly(t *testing.T) {
 
 	os.WriteFile(p, []byte(head+beginMark+"no end line\n"), 0o644)
 	var o bytes.Buffer
-	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Home: commHome(t, p), Out: &o, Now: c.now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
+	if code := (Install{Agent: Codex, Settings: filepath.Join(dir, "hooks.json"), Sotd: "sotd", Home: commHome(t, p), Out: &o, Now: c.Now}).Run(); code != ExitFailed || !strings.Contains(o.String(), "broken sot-comm section") {
 		t.Errorf("a broken section: exit %d, %s", code, o.String())
 	}
 }
@@ -388,7 +389,7 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
 	os.WriteFile(p, []byte(edited), 0o644)
 
-	c.add(time.Second)
+	c.Add(time.Second)
 	uninstall(t, c, Claude, p)
 	got, _ := os.ReadFile(p)
 	want := "{\n  \"theme\": \"light\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
@@ -465,10 +466,10 @@ func TestShimsOutliveOneAgent(t *testing.T) {
 		var code int
 		switch w := what.(type) {
 		case Install:
-			w.Home, w.Out, w.Now, w.Sotd = h, &out, c.now, "sotd"
+			w.Home, w.Out, w.Now, w.Sotd = h, &out, c.Now, "sotd"
 			code = w.Run()
 		case Uninstall:
-			w.Home, w.Out, w.Now = h, &out, c.now
+			w.Home, w.Out, w.Now = h, &out, c.Now
 			code = w.Run()
 		}
 		if code != ExitOK {

@@ -38,7 +38,7 @@ func TestPostToolHeartbeat(t *testing.T) {
 					t.Fatal(code)
 				}
 			}
-			c.add(tt.after)
+			c.Add(tt.after)
 			var o, e = new(bytes.Buffer), new(bytes.Buffer)
 			if code := PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s, Ancestry: ownCodex}, tt.codex); code != ExitOK || o.String() != "" || e.String() != "" {
 				t.Fatalf("heartbeat: exit %d stdout %q stderr %q; it is silent", code, o, e)
@@ -62,7 +62,7 @@ func TestPostToolGivesUpOnAHeldRegistryLock(t *testing.T) {
 	before := entry(t, s).StatusAt
 	holdLock(t, "reglock", s.Home.RegistryLock())
 
-	c.add(time.Minute)
+	c.Add(time.Minute)
 	start := time.Now()
 	o, e := new(bytes.Buffer), new(bytes.Buffer)
 	PostTool(Run{In: strings.NewReader(postInput), Out: o, Err: e, Session: s, Ancestry: ownCodex}, false)
@@ -188,7 +188,7 @@ func TestSubagentEventsLeaveTheRowAlone(t *testing.T) {
 			if code := s.Status(registry.VerbDialog, "Allow Bash? make migrate", true, false); code != 0 {
 				t.Fatal(code)
 			}
-			c.add(time.Minute)
+			c.Add(time.Minute)
 			registryBytes := func() string {
 				b, err := os.ReadFile(s.Home.Registry())
 				if err != nil {

@@ -63,7 +63,7 @@ func TestStopOncePerBatch(t *testing.T) {
 		if st.before != nil {
 			st.before()
 		}
-		c.add(time.Second)
+		c.Add(time.Second)
 		if code := s.Status(registry.VerbPrompt, registry.FloorUser, true, false); code != 0 {
 			t.Fatalf("%s: prompt %d", st.name, code)
 		}

@@ -37,7 +37,7 @@ func (r Runners) RowOf(p Proc) string {
 
 // runnerDir is where the daemon on host records its rows' runners.
 func runnerDir(h home.Home, host string) string {
-	return filepath.Join(h.Dir, "run", home.FileName(host), "runners")
+	return filepath.Join(h.RunDir(host), "runners")
 }
 
 func runnerPath(h home.Home, host, row string) (string, error) {

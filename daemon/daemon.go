@@ -14,6 +14,7 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/presence"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/topology"
@@ -136,11 +137,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	if err != nil {
 		d.log.Warn("the comm home's mount could not be read, so its inbox lock is taken to be this machine's own", "home", h.Dir, "manager", own, "err", err)
 	}
-	presence, err := holdPresence(h, d.cfg.Host)
+	pres, err := presence.Hold(h, d.cfg.Host)
 	if err != nil {
 		return err
 	}
-	defer presence.release()
+	defer pres.Release()
 	// The filer keeps the wall clock: its lock waits are real time, whatever
 	// clock judges liveness.
 	f := filer.New(h)
@@ -154,7 +155,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := presence.claim(); err != nil {
+	if err := pres.Claim(); err != nil {
 		return errors.Join(err, ep.close())
 	}
 	ctx, lose := context.WithCancel(ctx)
@@ -164,7 +165,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		err = errors.Join(lost, ep.close())
 		d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	}()
-	stopWatch := d.watchRun(ep, presence, lose)
+	stopWatch := d.watchRun(ep, pres, lose)
 	defer func() { lost = stopWatch() }()
 	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return d.fileBatch(mgr, f, handle, lines, false)

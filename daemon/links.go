@@ -47,7 +47,7 @@ type network struct {
 // newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
 // dials until start. lockWait is the filer's bound on the inbox lock.
 func (d *Daemon) newNetwork(lockWait time.Duration) *network {
-	role := roleOf(d.cfg.Home, d.cfg.Host, d.cfg.HostsPath, d.log)
+	role := topology.Resolve(d.cfg.Home.Dir, d.cfg.Host, d.cfg.HostsPath, d.log)
 	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
 	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
 		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
+	"github.com/sotcomm/sotd/presence"
 	"github.com/sotcomm/sotd/registry/reglock"
 )
 
@@ -31,7 +32,7 @@ func TestPresenceRecord(t *testing.T) {
 	pid := strconv.Itoa(rec.PID)
 
 	h := newHome(t)
-	path := presenceRecord(h, "box")
+	path := presence.Record(h, "box")
 	if err := os.WriteFile(path, []byte(rec.String()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

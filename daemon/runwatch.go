@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/presence"
 )
 
 // RunWatchEvery is how often a daemon checks that the files it holds by path
@@ -28,7 +27,7 @@ const RunWatchEvery = 2 * time.Second
 // logs as an error, once each time; when it cannot (another daemon holds the
 // path now) it calls fail, which ends the daemon rather than let two run, and
 // stop returns why.
-func (d *Daemon) watchRun(ep *endpoint, p *presence, fail func()) (stop func() error) {
+func (d *Daemon) watchRun(ep *endpoint, p *presence.Presence, fail func()) (stop func() error) {
 	done := make(chan struct{})
 	var (
 		wg   sync.WaitGroup
@@ -48,7 +47,7 @@ func (d *Daemon) watchRun(ep *endpoint, p *presence, fail func()) (stop func() e
 			put, err := ep.restore(d.log)
 			if err == nil {
 				var more []string
-				more, err = p.restore()
+				more, err = p.Restore()
 				put = append(put, more...)
 			}
 			if len(put) > 0 {
@@ -68,16 +67,6 @@ func (d *Daemon) watchRun(ep *endpoint, p *presence, fail func()) (stop func() e
 	}
 }
 
-// holds reports whether l's path still names the file l holds open.
-func holds(l *flock.Flock) bool {
-	held, err := l.Stat()
-	if err != nil {
-		return false
-	}
-	now, err := os.Lstat(l.Path())
-	return err == nil && os.SameFile(held, now)
-}
-
 // restore takes the socket's lock again and binds a new socket where their
 // paths no longer name this daemon's, and says which it put back. It fails when
 // another daemon holds the lock or answers at the socket now.
@@ -88,7 +77,7 @@ func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
 		return nil, nil
 	}
 	var put []string
-	if !holds(e.lock) {
+	if !presence.Holds(e.lock) {
 		if err := home.MkdirPrivate(filepath.Dir(e.path)); err != nil {
 			return put, err
 		}

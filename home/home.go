@@ -194,13 +194,21 @@ func (h Home) RowPath(env []string) string {
 	return "PATH=" + h.BinDir() + string(os.PathListSeparator) + path
 }
 
+// RunFolder is run/: what daemons keep while they run, in a folder of each
+// box's own (RunDir) so a shared home serves several.
+func (h Home) RunFolder() string { return filepath.Join(h.Dir, "run") }
+
+// RunDir is run/<host>/, box host's part of RunFolder: its socket, the
+// sessions it stamps, its rows' tmux server and runners, its page's address.
+func (h Home) RunDir(host string) string { return filepath.Join(h.RunFolder(), FileName(host)) }
+
 // Socket is the local daemon endpoint for box host: $SOT_SOCKET, else
 // run/<host>/sotd.sock, one per box so a shared home serves several boxes.
 func (h Home) Socket(host string) string {
 	if s := os.Getenv(EnvSocket); s != "" {
 		return s
 	}
-	return filepath.Join(h.Dir, "run", FileName(host), "sotd.sock")
+	return filepath.Join(h.RunDir(host), "sotd.sock")
 }
 
 // FileName writes ':' as '.', because Windows reads a ':' in a name as a stream,

@@ -192,7 +192,7 @@ func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ")
 // SessionsDir is where the daemon on host keeps the agent process of each
 // session outside any row it stamps live: run/<host>/sessions/<handle>.json.
 func (h Home) SessionsDir(host string) string {
-	return filepath.Join(h.Dir, "run", FileName(host), "sessions")
+	return filepath.Join(h.RunDir(host), "sessions")
 }
 
 // SessionRecord is handle's record in SessionsDir; it refuses what CheckHandle

@@ -59,7 +59,7 @@ func newTmux(h home.Home, host, bin string, opt Options) *Tmux {
 // TmuxSocket is the socket of the private tmux server that runs box host's
 // rows in h, for a client that attaches a terminal to one of them.
 func TmuxSocket(h home.Home, host string) string {
-	return filepath.Join(h.Dir, "run", home.FileName(host), "tmux", "rows.sock")
+	return filepath.Join(h.RunDir(host), "tmux", "rows.sock")
 }
 
 // Name implements Backend.

@@ -31,15 +31,11 @@ func DefaultAddr(h home.Home) string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(PortBase+int(f.Sum32()%PortSpan)))
 }
 
-func runDir(h home.Home, host string) string {
-	return filepath.Join(h.Dir, "run", home.FileName(host))
-}
-
 // AddrFile holds the address the listener of box host is on.
-func AddrFile(h home.Home, host string) string { return filepath.Join(runDir(h, host), "http.addr") }
+func AddrFile(h home.Home, host string) string { return filepath.Join(h.RunDir(host), "http.addr") }
 
 // TokenFile holds the token every request to box host's listener needs.
-func TokenFile(h home.Home, host string) string { return filepath.Join(runDir(h, host), "http.token") }
+func TokenFile(h home.Home, host string) string { return filepath.Join(h.RunDir(host), "http.token") }
 
 // LoadToken returns box host's token, creating it on first use. Two daemons
 // racing to create it agree: the file is published by link(2), which never

@@ -95,7 +95,7 @@ func TestAddrAndTokenFiles(t *testing.T) {
 			t.Errorf("%s is %v, want 0600", path, fi.Mode().Perm())
 		}
 	}
-	if fi, _ := os.Stat(runDir(r.home, "box")); fi.Mode().Perm() != home.DirMode {
+	if fi, _ := os.Stat(r.home.RunDir("box")); fi.Mode().Perm() != home.DirMode {
 		t.Errorf("run dir is %v, want 0700", fi.Mode().Perm())
 	}
 	b, _ := os.ReadFile(AddrFile(r.home, "box"))
@@ -130,7 +130,7 @@ func TestTokenFileFaults(t *testing.T) {
 		says  string
 	}{
 		{"too short", func(h home.Home) error {
-			os.MkdirAll(runDir(h, "box"), 0o700)
+			os.MkdirAll(h.RunDir("box"), 0o700)
 			return os.WriteFile(TokenFile(h, "box"), []byte("abc\n"), 0o600)
 		}, "too short"},
 		{"a directory", func(h home.Home) error { return os.MkdirAll(TokenFile(h, "box"), 0o700) }, "http.token"},

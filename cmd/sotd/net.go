@@ -5,9 +5,9 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/sotcomm/sotd/daemon"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/presence"
 	"github.com/sotcomm/sotd/topology"
 )
 
@@ -43,7 +43,7 @@ func runLockManager(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		hosts = "" // no place for one: a standalone hub
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	done, err := daemon.ResetLockManager(h, home.SelfHost(), hosts, log)
+	done, err := presence.ResetLockManager(h, home.SelfHost(), hosts, log)
 	if err != nil {
 		fmt.Fprintf(stdout, "FAILED: %v\n", err)
 		return 1

@@ -1,4 +1,8 @@
-package daemon
+// Package presence marks a daemon as running on its comm folder, so that a
+// second daemon for the same box is refused and a lock-manager reset runs only
+// while no daemon runs on the folder, on any box that shares it. It is its own
+// package so `sotd lock-manager reset` needs no daemon to be linked in.
+package presence
 
 import (
 	"context"
@@ -17,20 +21,21 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry/reglock"
+	"github.com/sotcomm/sotd/topology"
 )
 
-// presenceWait bounds a starting daemon's wait for a lock-manager reset to end.
-const presenceWait = 10 * time.Second
+// wait bounds a starting daemon's wait for a lock-manager reset to end.
+const wait = 10 * time.Second
 
 // daemonsLock is run/daemons.lock. Every daemon on a comm folder, on any box that
 // shares it, holds it shared for its whole life; a lock-manager reset takes it
 // exclusively without waiting, so it runs only when no daemon does. The file is
 // never removed (a holder of the old file would lock an orphan).
 func daemonsLock(h home.Home) *flock.Flock {
-	return flock.New(filepath.Join(h.Dir, "run", "daemons.lock"), flock.SetPermissions(home.FileMode))
+	return flock.New(filepath.Join(h.RunFolder(), "daemons.lock"), flock.SetPermissions(home.FileMode))
 }
 
-// presence is what marks a daemon as running on its home: run/daemons.lock held
+// Presence is what marks a daemon as running on its home: run/daemons.lock held
 // shared, and the record daemon.<box> in the home's root naming its process. A
 // flock binds only those who open the same file, so once run/ is deleted under
 // a daemon (its socket, the socket's lock and daemons.lock with it) a second
@@ -38,7 +43,7 @@ func daemonsLock(h home.Home) *flock.Flock {
 // first, and a reset would take a daemons.lock no daemon holds. The record
 // outlives run/ and is checked against the live process it names, so serve
 // refuses while the first runs; the run/ watch puts the files back.
-type presence struct {
+type Presence struct {
 	h      home.Home
 	host   string
 	record string // <home>/daemon.<box>
@@ -48,17 +53,17 @@ type presence struct {
 	mine   os.FileInfo  // the record as this daemon wrote it; nil before claim
 }
 
-// presenceRecord is the record of the daemon of box host on h: one line in the
+// Record is the record of the daemon of box host on h: one line in the
 // form of a registry lock holder, name:machine:boot:pidns:pid:start.
-func presenceRecord(h home.Home, host string) string {
+func Record(h home.Home, host string) string {
 	return filepath.Join(h.Dir, "daemon."+home.FileName(host))
 }
 
-// holdPresence refuses while another daemon runs on h for box host, then takes
-// daemons.lock shared for this daemon's life. claim writes the record once the
+// Hold refuses while another daemon runs on h for box host, then takes
+// daemons.lock shared for this daemon's life. Claim writes the record once the
 // socket is this daemon's.
-func holdPresence(h home.Home, host string) (*presence, error) {
-	p := &presence{h: h, host: host, record: presenceRecord(h, host)}
+func Hold(h home.Home, host string) (*Presence, error) {
+	p := &Presence{h: h, host: host, record: Record(h, host)}
 	if other, ok, err := p.other(); err != nil {
 		return nil, err
 	} else if ok {
@@ -74,18 +79,18 @@ func holdPresence(h home.Home, host string) (*presence, error) {
 
 // takeShared takes daemons.lock shared, waiting out a lock-manager reset.
 func takeShared(h home.Home) (*flock.Flock, error) {
-	if err := home.MkdirPrivate(filepath.Join(h.Dir, "run")); err != nil {
+	if err := home.MkdirPrivate(h.RunFolder()); err != nil {
 		return nil, err
 	}
 	l := daemonsLock(h)
-	ctx, cancel := context.WithTimeout(context.Background(), presenceWait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ok, err := l.TryRLockContext(ctx, 20*time.Millisecond)
 	switch {
 	case err != nil && !errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("take %s: %w", l.Path(), err)
 	case !ok:
-		return nil, fmt.Errorf("%s stayed locked for %s: a lock-manager reset is running on this folder; start the daemon again when it has finished", l.Path(), presenceWait)
+		return nil, fmt.Errorf("%s stayed locked for %s: a lock-manager reset is running on this folder; start the daemon again when it has finished", l.Path(), wait)
 	}
 	return l, nil
 }
@@ -93,7 +98,7 @@ func takeShared(h home.Home) (*flock.Flock, error) {
 // other is the process the record names when this box sees it running and it
 // is not this process (tests run several daemons in one, which the socket's
 // lock sets apart). A record that does not parse names nobody.
-func (p *presence) other() (reglock.Holder, bool, error) {
+func (p *Presence) other() (reglock.Holder, bool, error) {
 	b, err := p.h.ReadFile(p.record)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -105,14 +110,14 @@ func (p *presence) other() (reglock.Holder, bool, error) {
 	return r, ok && r.PID != os.Getpid() && reglock.Running(r), nil
 }
 
-// claim writes the record naming this process.
-func (p *presence) claim() error {
+// Claim writes the record naming this process.
+func (p *Presence) Claim() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.claimLocked()
 }
 
-func (p *presence) claimLocked() error {
+func (p *Presence) claimLocked() error {
 	if err := home.WriteAtomic(p.record, []byte(reglock.Me(p.host).String()+"\n")); err != nil {
 		return err
 	}
@@ -124,14 +129,14 @@ func (p *presence) claimLocked() error {
 	return nil
 }
 
-// restore puts back daemons.lock and the record where their paths no longer
+// Restore puts back daemons.lock and the record where their paths no longer
 // name what this daemon holds, and says which it put back. It fails when
 // another daemon's record has replaced this one's: that daemon runs now.
-func (p *presence) restore() ([]string, error) {
+func (p *Presence) Restore() ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var put []string
-	if !holds(p.shared) {
+	if !Holds(p.shared) {
 		l, err := takeShared(p.h)
 		if err != nil {
 			return put, err
@@ -154,9 +159,9 @@ func (p *presence) restore() ([]string, error) {
 	return append(put, p.record), nil
 }
 
-// release removes the record, unless another daemon's has replaced it, and
+// Release removes the record, unless another daemon's has replaced it, and
 // lets daemons.lock go.
-func (p *presence) release() {
+func (p *Presence) Release() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if fi, err := os.Lstat(p.record); err == nil && p.mine != nil && os.SameFile(fi, p.mine) {
@@ -169,10 +174,10 @@ func (p *presence) release() {
 // inbox-lock-manager record with this box's own manager, only on the folder's
 // hub and only while no daemon runs on the folder. It says what it did.
 func ResetLockManager(h home.Home, host, hostsPath string, log *slog.Logger) (string, error) {
-	if role := roleOf(h, host, hostsPath, log); !role.Hub {
+	if role := topology.Resolve(h.Dir, host, hostsPath, log); !role.Hub {
 		return "", fmt.Errorf("only the hub of this folder writes its inbox-lock-manager record, and this box is not it (%s); run the reset on the hub", role)
 	}
-	if err := home.MkdirPrivate(filepath.Join(h.Dir, "run")); err != nil {
+	if err := home.MkdirPrivate(h.RunFolder()); err != nil {
 		return "", err
 	}
 	l := daemonsLock(h)
@@ -213,4 +218,14 @@ func ResetLockManager(h home.Home, host, hostsPath string, log *slog.Logger) (st
 		writer = "an unknown machine"
 	}
 	return fmt.Sprintf("%s now names %s (it named %s, written by %s)", h.LockManager(), own, was, writer), nil
+}
+
+// Holds reports whether l's path still names the file l holds open.
+func Holds(l *flock.Flock) bool {
+	held, err := l.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(l.Path())
+	return err == nil && os.SameFile(held, now)
 }

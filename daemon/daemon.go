@@ -115,16 +115,17 @@ func New(cfg Config) (*Daemon, error) {
 
 // Run serves until ctx is cancelled, then stops accepting, answers every request
 // already read (letting its batch finish), closes every connection, removes the
-// socket and returns nil. An error means the daemon could not start, or could
-// not put back its socket and locks after they were deleted (watchRun).
+// socket and returns nil. An error means the daemon could not start, or a
+// service failed fatally (watchRun: it could not put back its socket and locks
+// after they were deleted).
 //
 // Everything the daemon runs is one tree under ctx: the services, the socket's
 // connections, each request under its connection's context, and what a request
 // sends on (a forward, an offer, a receipts fan-out). What they share is let go
 // by the defers below, each after every part started after it has ended: the
-// socket last, then the run/ watch, then the batchers, then the rows' backend,
-// then the links' offers and their batcher, once the services and the
-// connections are done.
+// socket last, then the batchers, then the rows' backend, then the links'
+// offers and their batcher, once the services (the run/ watch among them) and
+// the connections are done.
 func (d *Daemon) Run(ctx context.Context) (err error) {
 	h := d.cfg.Home
 	if err := checkHosts(d.cfg.HostsPath); err != nil {
@@ -165,8 +166,6 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		err = errors.Join(lost, ep.close())
 		d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	}()
-	stopWatch := d.watchRun(ep, pres, lose)
-	defer func() { lost = stopWatch() }()
 	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return d.fileBatch(mgr, f, handle, lines, false)
 	})
@@ -180,8 +179,9 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	d.net.prepare(mgr, f, b)
 	defer d.net.drain()
 
-	sup := newSupervisor(d.log)
-	defer sup.wait()
+	sup := newSupervisor(d.log, lose)
+	defer func() { lost = sup.wait() }()
+	sup.start(ctx, d.watchRun(ep, pres))
 	d.net.start(ctx, sup)
 	d.rows.start(ctx, sup, d.dialogEvery)
 	d.rows.startWake(ctx, sup, f, d.filed)

@@ -11,6 +11,7 @@ import (
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/topology"
 	"github.com/sotcomm/sotd/wire"
@@ -114,7 +115,7 @@ func (n *network) serveLinks(ctx context.Context) error {
 	}
 	hh, ok := t.HubHost()
 	if !t.IsHub(n.d.cfg.Host) || !ok {
-		return fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host)
+		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host))
 	}
 	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
 	if err != nil {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/presence"
 )
 
@@ -19,29 +20,21 @@ import (
 // are still there.
 const RunWatchEvery = 2 * time.Second
 
-// watchRun checks, every RunWatchEvery until stop, that the paths of the
-// socket, its lock, run/daemons.lock and the daemon's record still name the
-// files this daemon holds. Deleting run/ (a cleanup script, a tmpfs
-// remounted) leaves a daemon listening on a socket no client reaches and
-// holding locks no other daemon sees. What is gone it puts back in place and
-// logs as an error, once each time; when it cannot (another daemon holds the
-// path now) it calls fail, which ends the daemon rather than let two run, and
-// stop returns why.
-func (d *Daemon) watchRun(ep *endpoint, p *presence.Presence, fail func()) (stop func() error) {
-	done := make(chan struct{})
-	var (
-		wg   sync.WaitGroup
-		lost error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+// watchRun is the service that checks, every RunWatchEvery, that the paths of
+// the socket, its lock, run/daemons.lock and the daemon's record still name the
+// files this daemon holds. Deleting run/ (a cleanup script, a tmpfs remounted)
+// leaves a daemon listening on a socket no client reaches and holding locks no
+// other daemon sees. What is gone it puts back in place and logs as an error,
+// once each time; when it cannot (another daemon holds the path now) it fails
+// fatally, which ends the daemon rather than let two run.
+func (d *Daemon) watchRun(ep *endpoint, p *presence.Presence) service {
+	return service{name: "run watch", run: func(ctx context.Context) error {
 		t := time.NewTicker(RunWatchEvery)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				return
+			case <-ctx.Done():
+				return nil
 			case <-t.C:
 			}
 			put, err := ep.restore(d.log)
@@ -54,17 +47,10 @@ func (d *Daemon) watchRun(ep *endpoint, p *presence.Presence, fail func()) (stop
 				d.log.Error("files this daemon holds were deleted under it (was run/ removed?); it put them back, so clients reach it again and a second daemon is refused", "restored", strings.Join(put, ", "))
 			}
 			if err != nil {
-				lost = fmt.Errorf("files this daemon holds were deleted under it and it could not put them back, so it stops rather than run beside another daemon: %w", err)
-				fail()
-				return
+				return backoff.Fatal(fmt.Errorf("files this daemon holds were deleted under it and it could not put them back, so it stops rather than run beside another daemon: %w", err))
 			}
 		}
-	}()
-	return func() error {
-		close(done)
-		wg.Wait()
-		return lost
-	}
+	}}
 }
 
 // restore takes the socket's lock again and binds a new socket where their

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
@@ -19,7 +21,7 @@ import (
 // for the service.
 func TestSupervisorRestartsAFailingService(t *testing.T) {
 	logs := &testutil.SyncBuffer{}
-	s := newSupervisor(slog.New(slog.NewTextHandler(logs, nil)))
+	s := newSupervisor(slog.New(slog.NewTextHandler(logs, nil)), func() {})
 	var (
 		mu    sync.Mutex
 		now   = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -75,7 +77,7 @@ func TestSupervisorRestartsAFailingService(t *testing.T) {
 }
 
 func TestSupervisorStopsAWaitingRestart(t *testing.T) {
-	s := newSupervisor(slog.New(slog.DiscardHandler))
+	s := newSupervisor(slog.New(slog.DiscardHandler), func() {})
 	ctx, cancel := context.WithCancel(context.Background())
 	failed := make(chan struct{}, 1)
 	s.start(ctx, service{name: "x", run: func(context.Context) error {
@@ -93,5 +95,38 @@ func TestSupervisorStopsAWaitingRestart(t *testing.T) {
 	// one that cut it short took less, however loaded the machine.
 	if took := time.Since(start); took >= restart.First {
 		t.Fatalf("stopping took %s while the service waited to restart (its first wait is %s)", took, restart.First)
+	}
+}
+
+// TestSupervisorLeavesStoppedWhatCannotBeMended: a service that says running
+// it again cannot help runs once and the daemon goes on; one that fails fatally
+// ends the daemon, and wait returns why.
+func TestSupervisorLeavesStoppedWhatCannotBeMended(t *testing.T) {
+	logs := &testutil.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := newSupervisor(slog.New(slog.NewTextHandler(logs, nil)), cancel)
+	var runs atomic.Int32
+	s.start(ctx, service{name: "links", run: func(context.Context) error {
+		runs.Add(1)
+		return backoff.NoRestart(errors.New("no longer the hub"))
+	}})
+	testutil.Eventually(t, 5*time.Second, "the no-restart failure to be logged", func() bool {
+		return logs.Contains("not restarted")
+	})
+	if ctx.Err() != nil {
+		t.Fatal("a service that is not restarted ended the daemon")
+	}
+	gone := errors.New("another daemon holds the socket")
+	s.start(ctx, service{name: "run watch", run: func(context.Context) error { return backoff.Fatal(gone) }})
+	testutil.Eventually(t, 5*time.Second, "the fatal failure to end the daemon", func() bool { return ctx.Err() != nil })
+	if err := s.wait(); !errors.Is(err, gone) {
+		t.Fatalf("wait = %v, want the fatal failure", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the no-restart service ran %d times, want 1", n)
+	}
+	if !strings.Contains(logs.String(), "service=links") || !strings.Contains(logs.String(), "the daemon stops") {
+		t.Fatalf("the log does not name both stops:\n%s", logs)
 	}
 }

@@ -38,6 +38,30 @@ type healthy struct{ error }
 
 func (h healthy) Unwrap() error { return h.error }
 
+// NoRestart marks err as the end of a service that running again cannot mend
+// (hosts.toml no longer gives this box the role the service serves): Loop
+// logs it and does not run the service again; the rest of the daemon goes on.
+func NoRestart(err error) error { return stopped{err, false} }
+
+// Fatal marks err as a failure the whole daemon must stop for (its socket and
+// locks taken by another daemon): Loop logs it and returns it, and the
+// supervisor ends the daemon with it.
+func Fatal(err error) error { return stopped{err, true} }
+
+// IsFatal reports whether err was marked by Fatal.
+func IsFatal(err error) bool {
+	var s stopped
+	return errors.As(err, &s) && s.fatal
+}
+
+// stopped is a run's end that is not restarted; fatal ends the daemon too.
+type stopped struct {
+	error
+	fatal bool
+}
+
+func (s stopped) Unwrap() error { return s.error }
+
 // schedule is one service's place on its Policy.
 type schedule struct {
 	Policy
@@ -69,9 +93,10 @@ type Loop struct {
 	Rand  func(n time.Duration) time.Duration              // uniform in [0, n); default math/rand/v2's N
 }
 
-// Run runs run until ctx ends. A run that returns nil before then has
-// stopped by itself, and is run again too.
-func (l Loop) Run(ctx context.Context, run func(ctx context.Context) error) {
+// Run runs run until ctx ends, and then returns nil. A run that returns nil
+// before then has stopped by itself, and is run again too. A run that returns
+// an error marked NoRestart or Fatal is not: Run logs it and returns it.
+func (l Loop) Run(ctx context.Context, run func(ctx context.Context) error) error {
 	now, sleep, rnd := l.Now, l.Sleep, l.Rand
 	if now == nil {
 		now = time.Now
@@ -88,7 +113,16 @@ func (l Loop) Run(ctx context.Context, run func(ctx context.Context) error) {
 		began := now()
 		err := run(ctx)
 		if ctx.Err() != nil {
-			return
+			return nil
+		}
+		var stop stopped
+		if errors.As(err, &stop) {
+			msg := "a service stopped and is not restarted, since running it again cannot mend what stopped it"
+			if stop.fatal {
+				msg = "a service failed in a way the daemon cannot go on from, so the daemon stops"
+			}
+			l.Log.Error(msg, "service", l.Name, "err", stop.error)
+			return err
 		}
 		if err == nil {
 			err = errors.New("it stopped by itself")
@@ -102,7 +136,7 @@ func (l Loop) Run(ctx context.Context, run func(ctx context.Context) error) {
 		}
 		failing.Fail(l.Log, l.Level, "a service failed; it is restarted", err, "service", l.Name, "retry_in", wait.Round(time.Millisecond))
 		if sleep(ctx, wait) != nil {
-			return
+			return nil
 		}
 	}
 }

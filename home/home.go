@@ -55,22 +55,13 @@ func At(dir string) (Home, error) {
 	if abs == filepath.VolumeName(abs)+string(filepath.Separator) {
 		return Home{}, fmt.Errorf("refusing comm home %s: it is the file system's root; set $%s to a folder of its own", abs, EnvHome)
 	}
-	if u, err := os.UserHomeDir(); err == nil && sameDir(abs, u) {
+	if u, err := os.UserHomeDir(); err == nil && SameFile(abs, u) {
 		return Home{}, fmt.Errorf("refusing comm home %s: it is your home folder itself; set $%s to a folder inside it, such as %s", abs, EnvHome, filepath.Join(u, ".sot-comm"))
 	}
 	if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
 		return Home{}, fmt.Errorf("refusing comm home %s: it is a git checkout, and mail would be committed; set $%s to a folder outside any repository", abs, EnvHome)
 	}
 	return Home{Dir: abs}, nil
-}
-
-func sameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
 
 // Folders every home has; Ensure creates them 0700.

@@ -53,20 +53,29 @@ func LinkNew(tmp, target string) (created bool, err error) {
 	return false, fmt.Errorf("cannot hard-link in %s: %w", filepath.Dir(target), errno)
 }
 
-// SameFile reports whether a and b are one file. Both are opened, not just
-// stat'ed, so an NFS client revalidates their attributes first.
+// SameFile reports whether a and b name one file or folder: the one rule for
+// "is this the same file" (a link just made, the comm home against the user's
+// home, the sotd on PATH against this one). A regular file or folder is opened,
+// not just stat'ed, so an NFS client revalidates its attributes first; anything
+// else (a FIFO would block an open) is only stat'ed.
 func SameFile(a, b string) bool {
-	fa, err := os.Open(a)
-	if err != nil {
-		return false
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
 	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return false
-	}
-	defer fb.Close()
-	sa, err1 := fa.Stat()
-	sb, err2 := fb.Stat()
+	sa, err1 := statFresh(a)
+	sb, err2 := statFresh(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func statFresh(p string) (fs.FileInfo, error) {
+	fi, err := os.Stat(p)
+	if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+		return fi, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }

@@ -81,7 +81,7 @@ func SotdCommand() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("this sotd's own path is unknown (%v)", err)
 	}
-	if p, err := exec.LookPath("sotd"); err == nil && sameFile(p, exe) {
+	if p, err := exec.LookPath("sotd"); err == nil && home.SameFile(p, exe) {
 		return "sotd", nil
 	}
 	// Some systems name the executable by the link it was started through: the
@@ -91,12 +91,6 @@ func SotdCommand() (string, error) {
 		exe = p
 	}
 	return shellQuote(exe), nil
-}
-
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // shellQuote quotes a path for the shell an agent runs its hooks with.

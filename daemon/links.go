@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/identity"
 	"github.com/sotcomm/sotd/internal/backoff"
@@ -187,10 +188,10 @@ func (n *network) pins(fp string) (string, bool) {
 // boxes in its answer to each line for a handle no box holds, and parsing a
 // hosts.toml of 200 boxes for each was 80% of the hub's CPU for such lines.
 func (n *network) shouldLink() []string {
-	now := stampOf(n.hosts)
+	now := home.StampFollowing(n.hosts)
 	n.shouldMu.Lock()
 	defer n.shouldMu.Unlock()
-	if n.should.read && now.same(n.should.stamp) {
+	if n.should.read && now.Same(n.should.stamp) {
 		return n.should.boxes
 	}
 	t, _, err := topology.Load(n.hosts)
@@ -204,7 +205,7 @@ func (n *network) shouldLink() []string {
 
 // shouldLinked is hosts.toml's ShouldLink as last parsed.
 type shouldLinked struct {
-	stamp fileStamp
+	stamp home.Stamp
 	boxes []string
 	read  bool
 }

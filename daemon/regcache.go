@@ -10,17 +10,15 @@ import (
 // regCache keeps the filing path's last registry parse. Each batch still looks at
 // the registry just before its append, as fresh as its fsync, but a registry that
 // is the same file with the same size and modification time as at the last parse
-// is not read and parsed again: every writer replaces it by rename, so a write is
-// a new file. The look opens the file (an NFS client revalidates its attributes
-// at an open; a bare stat may answer from its cache) and reads only its
-// attributes. Any failure drops the kept parse and reads as registry.Read does.
+// is not read and parsed again (home.Stamp). Any failure drops the kept parse and
+// reads as registry.Read does.
 // The Doc it answers is shared between batches and never changed.
 type regCache struct {
 	h home.Home
 
 	mu   sync.Mutex
-	path string  // the registry's
-	file regLook // the registry that doc was parsed from; !file.ok when none
+	path string     // the registry's
+	file home.Stamp // the registry that doc was parsed from; absent when none
 	doc  *registry.Doc
 }
 
@@ -32,11 +30,11 @@ func (c *regCache) read() (*registry.Doc, error) {
 	}
 	// The look comes before the read: a registry replaced between the two is
 	// kept with the older look's attributes, so the next batch reads it again.
-	file := lookAt(c.path)
-	if file.ok && c.file.ok && file.same(c.file) {
+	file := home.StampOf(c.path)
+	if !file.Absent() && file.Same(c.file) {
 		return c.doc, nil
 	}
-	c.file, c.doc = regLook{}, nil
+	c.file, c.doc = home.Stamp{}, nil
 	doc, err := registry.Read(c.h)
 	if err != nil {
 		return nil, err

@@ -1,40 +1,15 @@
 package daemon
 
 import (
-	"os"
-
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 )
 
-// fileStamp is how a file looked when it was last read; the zero stamp is a
-// file that does not exist.
-type fileStamp struct{ fi os.FileInfo }
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{fi}
-}
-
-func (s fileStamp) absent() bool { return s.fi == nil }
-
-// same reports whether nothing moved: a file replaced by rename (a cursor, the
-// registry) is another file even with the same size within one mtime tick.
-func (s fileStamp) same(o fileStamp) bool {
-	if s.absent() || o.absent() {
-		return s.absent() == o.absent()
-	}
-	return os.SameFile(s.fi, o.fi) && s.fi.Size() == o.fi.Size() && s.fi.ModTime().Equal(o.fi.ModTime())
-}
-
 // mailStamp is how a handle's inbox and read cursor looked when its unread
 // lines were counted: nothing else moves the count.
-type mailStamp struct{ inbox, cursor fileStamp }
+type mailStamp struct{ inbox, cursor home.Stamp }
 
-func (m mailStamp) same(o mailStamp) bool { return m.inbox.same(o.inbox) && m.cursor.same(o.cursor) }
+func (m mailStamp) same(o mailStamp) bool { return m.inbox.Same(o.inbox) && m.cursor.Same(o.cursor) }
 
 // mailCount is a handle's count as last published, and the files as they
 // looked when it was made.
@@ -67,7 +42,7 @@ func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailCount) {
 			continue
 		}
 		var t filer.Tally
-		if !now.inbox.absent() {
+		if !now.inbox.Absent() {
 			// Reading an inbox that does not exist would leave a lock file
 			// behind for a handle that was never mailed.
 			var err error
@@ -90,5 +65,5 @@ func (d *Daemon) mailStampOf(handle string) (mailStamp, bool) {
 	if err != nil {
 		return mailStamp{}, false
 	}
-	return mailStamp{stampOf(inbox), stampOf(cursor)}, true
+	return mailStamp{home.StampOf(inbox), home.StampOf(cursor)}, true
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 )
@@ -50,7 +51,7 @@ func (d *Daemon) kickPage() {
 func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
-	var seen fileStamp
+	var seen home.Stamp
 	counted := map[string]mailCount{}
 	for {
 		d.lookRows()
@@ -85,9 +86,9 @@ func (d *Daemon) lookRows() {
 
 // lookRegistry reads the registry if it moved since seen, publishes the agents
 // that changed, and returns the stamp it read.
-func (d *Daemon) lookRegistry(seen fileStamp) fileStamp {
-	now := stampOf(d.cfg.Home.Registry())
-	if now.absent() || now.same(seen) {
+func (d *Daemon) lookRegistry(seen home.Stamp) home.Stamp {
+	now := home.StampOf(d.cfg.Home.Registry())
+	if now.Absent() || now.Same(seen) {
 		d.view.setAgents(nil)
 		return seen
 	}

@@ -16,7 +16,6 @@ import (
 
 // Connection bounds.
 const (
-	helloWait   = 10 * time.Second // a peer that says nothing is closed (Daemon.helloWait)
 	writeWait   = 10 * time.Second // a peer that reads nothing is closed
 	maxInFlight = 64               // requests one connection may have unanswered; more wait unread
 
@@ -363,17 +362,18 @@ func (c *conn) admit() (role string, admitted bool) {
 		return "", false
 	}
 	c.setReadDeadline(time.Time{})
-	if env.Op != wire.OpHello || env.Kind != wire.KindReq {
-		c.refuseHello(env.ID, env.Op, "the first frame must be hello")
-		return "", false
+	h, r := socketDoor.Admit(env)
+	if r == nil {
+		if why := c.d.checkUser(h); why != "" {
+			r = wire.Refuse(wire.CodeHelloRefused, "%s", why)
+		}
 	}
-	var h wire.Hello
-	if err := wire.DecodePayload(env.Payload, &h); err != nil {
-		c.badFrame(env.ID, env.Op, err.Error())
+	switch {
+	case r != nil && r.Code == wire.CodeBadFrame:
+		c.badFrame(env.ID, env.Op, r.Sentence)
 		return "", false
-	}
-	if reason := c.d.checkHello(h); reason != "" {
-		c.refuseHello(env.ID, env.Op, reason)
+	case r != nil:
+		c.refuseHello(env.ID, env.Op, r.Sentence)
 		return "", false
 	}
 	ok := wire.HelloOK{Host: c.d.cfg.Host, Protocol: wire.Protocol, Daemon: "sotd"}

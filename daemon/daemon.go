@@ -18,6 +18,7 @@ import (
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Config is what `sotd serve` runs with; zero fields take their defaults.
@@ -104,7 +105,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: helloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), filingRegistry: &regCache{h: cfg.Home}}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), filingRegistry: &regCache{h: cfg.Home}}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {

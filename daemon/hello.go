@@ -8,35 +8,24 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// checkHello returns why h is refused, or "" when it is accepted.
-func (d *Daemon) checkHello(h wire.Hello) string {
-	switch h.Role {
-	case wire.RoleAgent, wire.RoleCLI, wire.RoleFE, wire.RoleLink:
-	default:
-		return fmt.Sprintf("role %q is not agent, cli, fe or link", h.Role)
-	}
-	if h.Protocol != wire.Protocol {
-		return protocolMismatch(h.Protocol)
-	}
-	if h.OSUser != "" && !d.sameUser(h.OSUser) {
-		self := fmt.Sprintf("uid:%d", d.uid)
-		if d.user != "" {
-			self = fmt.Sprintf("%s (uid:%d)", d.user, d.uid)
-		}
-		return fmt.Sprintf("the hello names OS user %q but this daemon runs as %s; say hello as that user, or use the daemon of %q", h.OSUser, self, h.OSUser)
-	}
-	return ""
+// socketDoor is the socket's part of hello admission: every role may say
+// hello here.
+var socketDoor = wire.Door{
+	Roles:     []string{wire.RoleAgent, wire.RoleCLI, wire.RoleFE, wire.RoleLink},
+	WrongRole: "role %q is not agent, cli, fe or link",
 }
 
-// protocolMismatch says which protocol each side speaks and which side is
-// older. The protocol's rule is that the numbers must match, so a newer
-// client is refused too: this daemon cannot know what that number changed.
-func protocolMismatch(client int) string {
-	older := "update the client"
-	if client > wire.Protocol {
-		older = "update this daemon (sotd) to one that speaks it, or use a client that speaks protocol " + fmt.Sprint(wire.Protocol)
+// checkUser returns why a hello's os_user is refused, or "" when it names the
+// account this daemon runs as (or none).
+func (d *Daemon) checkUser(h wire.Hello) string {
+	if h.OSUser == "" || d.sameUser(h.OSUser) {
+		return ""
 	}
-	return fmt.Sprintf("the client speaks sot-comm protocol %d and this daemon speaks only protocol %d; %s", client, wire.Protocol, older)
+	self := fmt.Sprintf("uid:%d", d.uid)
+	if d.user != "" {
+		self = fmt.Sprintf("%s (uid:%d)", d.user, d.uid)
+	}
+	return fmt.Sprintf("the hello names OS user %q but this daemon runs as %s; say hello as that user, or use the daemon of %q", h.OSUser, self, h.OSUser)
 }
 
 // sameUser compares a hello's os_user with the account this daemon runs as:

@@ -24,7 +24,6 @@ const (
 	// die, which would otherwise wait 15 s each time. Unset in production.
 	EnvHeartbeat = "SOT_LINK_HEARTBEAT_SECS"
 
-	helloWait    = 10 * time.Second // a peer that says no hello is closed
 	requestWait  = 10 * time.Second // a stream whose request does not come is dropped
 	writeWait    = 10 * time.Second // a peer that reads nothing is closed
 	refuseLinger = time.Second      // a refused peer's time to read why before the hub closes

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Target is where a guest links and as whom, re-read before every attempt.
@@ -54,7 +55,7 @@ func Dial(ctx context.Context, cfg Config, t Target) (*Conn, error) {
 
 // handshake says hello on a fresh carrier and starts the link.
 func handshake(ctx context.Context, cfg Config, t Target, car carrier) (*Conn, error) {
-	hctx, cancel := context.WithTimeout(ctx, helloWait)
+	hctx, cancel := context.WithTimeout(ctx, wire.HelloWait)
 	defer cancel()
 	ok, err := greet(hctx, car, cfg, t)
 	if err != nil {

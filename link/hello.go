@@ -90,22 +90,20 @@ func isRefusal(err error) bool {
 // checkHello returns a link's hello and why it is refused, or "" when it is
 // accepted. box is the box the peer's key is pinned to.
 func checkHello(env wire.Envelope, box string) (wire.Hello, string) {
-	var h wire.Hello
-	if env.Kind != wire.KindReq || env.Op != wire.OpHello {
-		return h, "the first frame of a link must be hello"
-	}
-	if err := wire.DecodePayload(env.Payload, &h); err != nil {
-		return h, err.Error()
-	}
+	h, r := linkDoor.Admit(env)
 	switch {
-	case h.Role != wire.RoleLink:
-		return h, fmt.Sprintf("role %q on the link listener; a box links with role %q", h.Role, wire.RoleLink)
-	case h.Protocol != wire.Protocol:
-		return h, fmt.Sprintf("the box speaks sot-comm protocol %d and this hub speaks %d; update the older side", h.Protocol, wire.Protocol)
+	case r != nil:
+		return h, r.Sentence
 	case h.Host != box:
 		return h, fmt.Sprintf("the hello says box %q but its key is pinned to box %q in hosts.toml; set SOT_SELF_HOST=%s on that box, or pin its key under [host.%s]", h.Host, box, box, h.Host)
 	}
 	return h, ""
+}
+
+// linkDoor is the link listener's part of hello admission: boxes only.
+var linkDoor = wire.Door{
+	Roles:     []string{wire.RoleLink},
+	WrongRole: "role %q on the link listener; a box links with role \"link\"",
 }
 
 // admit reads a peer's hello on a fresh carrier and answers it. A refused peer
@@ -113,10 +111,10 @@ func checkHello(env wire.Envelope, box string) (wire.Hello, string) {
 // accepted one becomes a Conn, not yet started.
 func (s *Server) admit(car carrier, box string) *Conn {
 	log := s.cfg.Log.With("box", box, "from", car.remote(), "transport", car.kind())
-	timer := time.AfterFunc(helloWait, func() { car.close(closeRefused, "no hello") })
+	timer := time.AfterFunc(wire.HelloWait, func() { car.close(closeRefused, "no hello") })
 	env, err := car.recv()
 	if !timer.Stop() {
-		log.Warn("link refused", "why", fmt.Sprintf("no hello came within %s", helloWait))
+		log.Warn("link refused", "why", fmt.Sprintf("no hello came within %s", wire.HelloWait))
 		return nil
 	}
 	if err != nil {

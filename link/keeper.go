@@ -9,6 +9,7 @@ import (
 
 	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/metrics"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Reconnect schedule (Relink).
@@ -16,7 +17,7 @@ const (
 	FirstBackoff = 2 * time.Second  // the wait after a link ends or a dial fails, before jitter
 	MaxBackoff   = 60 * time.Second // doubling stops here
 
-	dialWait = QUICWait + helloWait + helloWait // QUIC, then WebSocket, each with its hello
+	dialWait = QUICWait + wire.HelloWait + wire.HelloWait // QUIC, then WebSocket, each with its hello
 )
 
 // Relink is a guest's schedule for the link to its hub: the Keeper makes one

@@ -16,6 +16,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // ServerConfig is a hub's link listener.
@@ -148,7 +149,7 @@ func (s *Server) listenWS() error {
 	mux.HandleFunc(wsPath, s.serveWS)
 	s.http = &http.Server{
 		Handler:           mux,
-		ReadHeaderTimeout: helloWait,
+		ReadHeaderTimeout: wire.HelloWait,
 		// A refused key is logged where it is refused; the server's own line
 		// about it says nothing more.
 		ErrorLog: slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelDebug),
@@ -258,11 +259,11 @@ func (s *Server) admitQUIC(qc *quic.Conn) {
 		qc.CloseWithError(quic.ApplicationErrorCode(closeRefused), "key not pinned")
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, helloWait)
+	ctx, cancel := context.WithTimeout(s.ctx, wire.HelloWait)
 	control, err := qc.AcceptStream(ctx)
 	cancel()
 	if err != nil {
-		s.cfg.Log.Warn("link refused", "box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s: %v", helloWait, err))
+		s.cfg.Log.Warn("link refused", "box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s: %v", wire.HelloWait, err))
 		qc.CloseWithError(quic.ApplicationErrorCode(closeRefused), "no control stream")
 		return
 	}

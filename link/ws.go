@@ -208,7 +208,7 @@ func (w *wsCarrier) accept(ctx context.Context) (*exchange, error) {
 
 // dialWS links to the hub over WebSocket on TLS, with the same pinned keys.
 func dialWS(ctx context.Context, cfg Config, t Target) (*Conn, error) {
-	tr := &http.Transport{TLSClientConfig: t.tls(), TLSHandshakeTimeout: helloWait}
+	tr := &http.Transport{TLSClientConfig: t.tls(), TLSHandshakeTimeout: wire.HelloWait}
 	defer tr.CloseIdleConnections()
 	wc, resp, err := websocket.Dial(ctx, "wss://"+t.WSAddr+wsPath, &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}})
 	if err != nil {

@@ -25,19 +25,7 @@ const (
 	OpSubscribe     = "subscribe"
 )
 
-// Codes this door adds to the wire's.
 const (
-	// CodeMailRequiresCommFile refuses an agent.send that names a handle: mail
-	// is filed, never published.
-	CodeMailRequiresCommFile = "mail_requires_comm_file"
-	// CodeNoFrontend refuses a fe.command.send whose target is not connected.
-	CodeNoFrontend = "no_such_frontend"
-	// CodeBackend answers a query the daemon could not answer.
-	CodeBackend = "backend_failed"
-)
-
-const (
-	helloWait = 10 * time.Second
 	// flushWait bounds sending what is queued to a peer that is being closed.
 	flushWait = time.Second
 	// outQueue bounds what one connection may owe its peer; a connection that
@@ -100,38 +88,34 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.Close(websocket.StatusNormalClosure, "")
 }
 
+// frontendDoor is the page listener's part of hello admission: frontends only.
+var frontendDoor = wire.Door{
+	Roles:     []string{wire.RoleFE},
+	WrongRole: "role %q is not fe; this listener serves frontends only, agents and the CLI use the daemon socket",
+}
+
 // hello reads and answers the first frame; the reason is "" when the frontend
 // is accepted and registered under its name.
 func (c *conn) hello(ctx context.Context) string {
-	hctx, cancel := context.WithTimeout(ctx, helloWait)
+	hctx, cancel := context.WithTimeout(ctx, wire.HelloWait)
 	defer cancel()
 	env, err := c.readEnvelope(hctx)
 	if err != nil {
 		return "no hello"
 	}
-	refuse := func(sentence string) string {
-		c.writeNow(ctx, env.ID, env.Op, wire.Error{Error: sentence, Code: wire.CodeHelloRefused})
-		return wire.CodeHelloRefused
-	}
-	if env.Kind != wire.KindReq || env.Op != wire.OpHello {
-		return refuse(fmt.Sprintf("the first frame is %s %q, not a hello request; say hello first", env.Kind, env.Op))
-	}
-	var h wire.Hello
-	if err := wire.DecodePayload(env.Payload, &h); err != nil {
-		return refuse(err.Error())
-	}
-	if h.Role != wire.RoleFE {
-		return refuse(fmt.Sprintf("role %q is not fe; this listener serves frontends only, agents and the CLI use the daemon socket", h.Role))
-	}
-	if h.Protocol != wire.Protocol {
-		return refuse(fmt.Sprintf("the frontend speaks sot-comm protocol %d and this daemon speaks %d; update the older side", h.Protocol, wire.Protocol))
+	h, r := frontendDoor.Admit(env)
+	if r != nil {
+		c.writeNow(ctx, env.ID, env.Op, wire.Error{Error: r.Sentence, Code: r.Code})
+		return r.Code
 	}
 	base := h.Name
 	if base == "" {
 		base = "fe@" + c.s.cfg.Host
 	}
 	if !strings.HasPrefix(base, "fe@") || len(base) == len("fe@") || strings.ContainsAny(base, "# \t\r\n") {
-		return refuse(fmt.Sprintf("frontend name %q is not fe@<host>; name the box the frontend runs on", base))
+		r := wire.Refuse(wire.CodeHelloRefused, "frontend name %q is not fe@<host>; name the box the frontend runs on", base)
+		c.writeNow(ctx, env.ID, env.Op, wire.Error{Error: r.Sentence, Code: r.Code})
+		return r.Code
 	}
 	c.name = c.s.register(c, base)
 	c.writeNow(ctx, env.ID, wire.OpHello, HelloOK{HelloOK: wire.HelloOK{Host: c.s.cfg.Host, Protocol: wire.Protocol, Daemon: "sotd"}, Name: c.name})
@@ -185,11 +169,11 @@ func (c *conn) readLoop(ctx context.Context) error {
 		}
 		p, err := c.do(ctx, env)
 		if err != nil {
-			var re *refusal
-			if !errors.As(err, &re) {
-				re = &refusal{code: CodeBackend, sentence: err.Error()}
+			re, ok := wire.RefusalOf(err)
+			if !ok {
+				re = wire.Refuse(wire.CodeBackend, "%v", err)
 			}
-			p = wire.Error{Error: re.sentence, Code: re.code}
+			p = wire.Error{Error: re.Sentence, Code: re.Code}
 		}
 		if err := c.send(ctx, env.ID, env.Op, p); err != nil {
 			return err
@@ -201,13 +185,4 @@ func (c *conn) readLoop(ctx context.Context) error {
 			c.wg.Go(func() { c.pump(ctx) })
 		}
 	}
-}
-
-// refusal is an answer with a code of its own.
-type refusal struct{ code, sentence string }
-
-func (r *refusal) Error() string { return r.sentence }
-
-func refuse(code, format string, a ...any) error {
-	return &refusal{code: code, sentence: fmt.Sprintf(format, a...)}
 }

@@ -55,7 +55,7 @@ func (c *conn) writeLoop(ctx context.Context, flush <-chan struct{}) {
 func (c *conn) send(ctx context.Context, id uint64, op string, p any) error {
 	f, err := wire.EncodeFrame(id, wire.KindRes, op, p)
 	if err != nil {
-		f, _ = wire.EncodeFrame(id, wire.KindRes, op, wire.Error{Error: err.Error(), Code: CodeBackend})
+		f, _ = wire.EncodeFrame(id, wire.KindRes, op, wire.Error{Error: err.Error(), Code: wire.CodeBackend})
 	}
 	return c.queue(ctx, f)
 }

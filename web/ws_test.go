@@ -93,7 +93,7 @@ func TestAgentSendFansOutToEveryConnection(t *testing.T) {
 
 	// Mail is never published.
 	ans = cs[1].call(OpAgentSend, map[string]any{"to": "alice", "text": "hi"})
-	if e := errorOf(ans); e.Code != CodeMailRequiresCommFile || !strings.Contains(e.Error, "@alice") {
+	if e := errorOf(ans); e.Code != wire.CodeMailRequiresCommFile || !strings.Contains(e.Error, "@alice") {
 		t.Fatalf("agent.send to a handle answered %s, want mail_requires_comm_file", ans.Payload)
 	}
 	for _, c := range cs {
@@ -121,7 +121,7 @@ func TestFECommandReachesOnlyItsTarget(t *testing.T) {
 		cmd  FECommand
 		code string
 	}{
-		{"absent target", FECommand{Cmd: "x", Target: "fe@gone"}, CodeNoFrontend},
+		{"absent target", FECommand{Cmd: "x", Target: "fe@gone"}, wire.CodeNoFrontend},
 		{"no cmd", FECommand{Target: a.name}, wire.CodeBadRequest},
 	}
 	for _, tc := range tests {

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sotcomm/sotd/internal/testutil"
 	"go.uber.org/goleak"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // peer is a scripted daemon on a real Unix socket: it answers hello by accept

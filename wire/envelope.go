@@ -36,27 +36,6 @@ const (
 	RoleLink  = "link"
 )
 
-// Stable error codes for programs; the sentence beside them is for people.
-const (
-	CodeBadFrame      = "bad_frame"
-	CodeHelloRefused  = "hello_refused"
-	CodeUnknownOp     = "unknown_op"
-	CodeBadHandle     = "bad_handle"
-	CodeNotHere       = "not_here"
-	CodeNoLiveSession = "no_live_session"
-	CodeFileFailed    = "file_failed"
-	CodeBadRequest    = "bad_request"
-	CodeShuttingDown  = "shutting_down"
-	CodeUnreadable    = "registry_unreadable"
-	// CodeNoAnswer: a box, or the hub, gave no answer in time; the line may
-	// still have been filed, and a retry with the same id files it at most once.
-	CodeNoAnswer = "no_answer"
-	// CodeNotLinked: a guest holds no link to its hub, so nothing was forwarded.
-	CodeNotLinked = "not_linked"
-	// CodeNotHolder: a linked box asked to act for a handle it does not hold.
-	CodeNotHolder = "not_holder"
-)
-
 // Envelope is one frame.
 type Envelope struct {
 	V       int             `json:"v"`

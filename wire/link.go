@@ -13,10 +13,6 @@ const (
 	OpLinkCancel = "link.cancel"
 )
 
-// CodeBusy refuses a request that came over a link while its connection already
-// had as many requests in flight as a link allows; nothing was done.
-const CodeBusy = "busy"
-
 // LinkDirectory is a guest's handles. With Full, Added is the whole set and
 // replaces whatever the hub held for that guest; otherwise Added and Removed are
 // changes, applied in the order the events came.

@@ -5,20 +5,13 @@ import (
 	"os"
 	"strings"
 	"time"
-)
 
-// Codes for programs: stable strings, one per FAILED sentence.
-const (
-	CodeHeld     = "lock_held"      // held by a named holder this wait could not remove
-	CodeReleased = "lock_released"  // held when last read, may be free now: retry
-	CodeByHand   = "lock_by_hand"   // no reclaim can clear it: remove it by hand
-	CodeNotTaken = "lock_not_taken" // no holder read by the deadline: retry
-	CodeNotTried = "lock_not_tried" // another goroutine of this process kept its turn
-	CodeNoLink   = "lock_no_link"   // the comm home cannot make the lock at all
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Error is a lock that was not taken (or, for Clear, not cleared). Its text is
-// the protocol's FAILED sentence; Code says which one for a program.
+// the protocol's FAILED sentence; Code (wire.CodeLock*) says which one for a
+// program.
 type Error struct {
 	Code   string
 	Path   string
@@ -56,21 +49,21 @@ func (b blocked) failure(path string, now time.Time) *Error {
 	}
 	switch {
 	case b.byHand:
-		e.Code, e.Holder = CodeByHand, nil
+		e.Code, e.Holder = wire.CodeLockByHand, nil
 		e.msg = fmt.Sprintf("registry lock %s still held (%s old): %s. If its holder is dead, remove %s by hand and retry.", path, age(path, now), b.why, path)
 	case b.holder == nil:
-		e.Code = CodeNotTaken
+		e.Code = wire.CodeLockNotTaken
 		e.msg = fmt.Sprintf("registry lock %s was not taken by the deadline: %s. Retry.", path, b.why)
 	case b.gone:
 		h := b.holder
-		e.Code = CodeReleased
+		e.Code = wire.CodeLockReleased
 		e.msg = fmt.Sprintf("registry lock %s was held by %s pid %d start %s when last read (%s); it may have been released since. Retry.", path, h.Name, h.PID, h.Start, b.why)
 	default:
 		h, who := b.holder, b.holder
 		if b.who != nil {
 			who = b.who
 		}
-		e.Code = CodeHeld
+		e.Code = wire.CodeLockHeld
 		e.msg = fmt.Sprintf("registry lock %s is held by %s pid %d start %s (%s old): %s. %s", path, h.Name, h.PID, h.Start, age(path, now), b.why, recovery(b.place, who.Holder, path))
 	}
 	return e
@@ -99,7 +92,7 @@ func age(path string, now time.Time) string {
 }
 
 func notTried(path string) *Error {
-	return &Error{Code: CodeNotTried, Path: path, msg: fmt.Sprintf("registry lock %s was not tried: another thread of this daemon held its turn past the bound", path)}
+	return &Error{Code: wire.CodeLockNotTried, Path: path, msg: fmt.Sprintf("registry lock %s was not tried: another thread of this daemon held its turn past the bound", path)}
 }
 
 // shown is a line read from disk, fit to quote in a sentence.

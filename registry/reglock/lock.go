@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Options is how one Take waits.
@@ -74,7 +76,7 @@ func (w *waiter) take() error {
 	for {
 		took, err := link(w.path, w.path, w.me.line)
 		if err != nil {
-			return &Error{Code: CodeNoLink, Path: w.path, msg: fmt.Sprintf("registry lock %s cannot be taken: %v", w.path, err)}
+			return &Error{Code: wire.CodeLockNoLink, Path: w.path, msg: fmt.Sprintf("registry lock %s cannot be taken: %v", w.path, err)}
 		}
 		if took {
 			return nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/wire"
 )
 
 // TestContention: two processes of two goroutines each take the lock in turn
@@ -93,7 +95,7 @@ func TestLiveHolderIsNotReclaimed(t *testing.T) {
 	h := startHolder(t, path)
 	_, err := Take(path, Options{Host: testHost, Deadline: 300 * time.Millisecond})
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeHeld || e.Holder == nil || *e.Holder != h.rec.Holder {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockHeld || e.Holder == nil || *e.Holder != h.rec.Holder {
 		t.Fatalf("Take = %v", err)
 	}
 	want := fmt.Sprintf("registry lock %s is held by testbox pid %d start %s (", path, h.rec.PID, h.rec.Start)
@@ -117,7 +119,7 @@ func TestClear(t *testing.T) {
 	h := startHolder(t, path)
 	msg, err = Clear(path, testHost)
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeHeld || msg != "" || !strings.HasSuffix(e.Error(), "it is running. If it is dead, run any comm command on testbox.") {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockHeld || msg != "" || !strings.HasSuffix(e.Error(), "it is running. If it is dead, run any comm command on testbox.") {
 		t.Fatalf("Clear of a live holder = %q, %v", msg, err)
 	}
 	h.kill(t)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/machine"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // TestTakeJudgesTheHolder puts one record in place as the lock and takes it with
@@ -38,43 +39,43 @@ func TestTakeJudgesTheHolder(t *testing.T) {
 		{name: "machine rebooted", line: rec(me, func(h *Holder) { h.Boot, h.PID = "00000000-0000-0000-0000-000000000000", 4343 }).line, taken: true, marker: true, proof: "its machine has rebooted since"},
 		{name: "this process's own, left by a thread", line: me.line, taken: true, proof: "it is this process's own, left by one of its threads"},
 		{
-			name: "running", line: live.line, code: CodeHeld,
+			name: "running", line: live.line, code: wire.CodeLockHeld,
 			want: fmt.Sprintf("registry lock %%[1]s is held by testbox pid %d start %s (0s old): it is running. If it is dead, run any comm command on testbox.", ppid, live.Start),
 		},
 		{
-			name: "another machine", line: "far:feedface:b00t:4026531836:4343:99", code: CodeHeld,
+			name: "another machine", line: "far:feedface:b00t:4026531836:4343:99", code: wire.CodeLockHeld,
 			want: "registry lock %[1]s is held by far pid 4343 start 99 (0s old): it is on another machine. If it is dead: run any comm command on far, or, if far will not run again or a comm command there says it cannot prove a death, remove %[1]s by hand.",
 		},
 		{
-			name: "same machine id, another host name", line: rec(me, func(h *Holder) { h.Name, h.Boot, h.PID = "twin", "other-boot", 4343 }).line, code: CodeHeld,
+			name: "same machine id, another host name", line: rec(me, func(h *Holder) { h.Name, h.Boot, h.PID = "twin", "other-boot", 4343 }).line, code: wire.CodeLockHeld,
 			want: "it is on another machine. If it is dead: run any comm command on twin, or, if twin will not run again or a comm command there says it cannot prove a death, remove %[1]s by hand.",
 		},
 		{
-			name: "another pid namespace", line: rec(me, func(h *Holder) { h.PIDNS, h.PID, h.Start = "4026531999", 4343, "99" }).line, code: CodeHeld,
+			name: "another pid namespace", line: rec(me, func(h *Holder) { h.PIDNS, h.PID, h.Start = "4026531999", 4343, "99" }).line, code: wire.CodeLockHeld,
 			want: "registry lock %[1]s is held by testbox pid 4343 start 99 (0s old): it is in another pid namespace. If it is dead: run any comm command on testbox in its pid namespace, or, if nothing will run there again or a comm command there says it cannot prove a death, remove %[1]s by hand.",
 		},
 		{
-			name: "a container beside this one, by another name", line: rec(me, func(h *Holder) { h.Name, h.PIDNS, h.PID, h.Start = "box2", "4026531999", 4343, "99" }).line, code: CodeHeld,
+			name: "a container beside this one, by another name", line: rec(me, func(h *Holder) { h.Name, h.PIDNS, h.PID, h.Start = "box2", "4026531999", 4343, "99" }).line, code: wire.CodeLockHeld,
 			want: "(0s old): it is in another pid namespace. If it is dead: run any comm command on box2 in its pid namespace, or",
 		},
 		{
-			name: "no boot named", line: rec(me, func(h *Holder) { h.Boot, h.PID = "-", 4343 }).line, code: CodeHeld,
+			name: "no boot named", line: rec(me, func(h *Holder) { h.Boot, h.PID = "-", 4343 }).line, code: wire.CodeLockHeld,
 			want: "(0s old): its record does not say which boot it ran in. If it is dead: run any comm command on testbox, or, if testbox will not run again",
 		},
 		{
-			name: "no proof fields", line: "mac:-:-:-:4343:-", code: CodeHeld,
+			name: "no proof fields", line: "mac:-:-:-:4343:-", code: wire.CodeLockHeld,
 			want: "registry lock %[1]s is held by mac pid 4343 start - (0s old): it was taken where no death can be proved. No box can prove mac pid 4343 dead (its record has no proof fields): if it is, remove %[1]s by hand.",
 		},
 		{
-			name: "not a record", line: "garbage", code: CodeByHand,
+			name: "not a record", line: "garbage", code: wire.CodeLockByHand,
 			want: "registry lock %[1]s still held (0s old): its record names no holder (garbage). If its holder is dead, remove %[1]s by hand and retry.",
 		},
 		{
-			name: "empty", line: "", code: CodeByHand,
+			name: "empty", line: "", code: wire.CodeLockByHand,
 			want: "registry lock %[1]s still held (0s old): its record names no holder (empty). If its holder is dead, remove %[1]s by hand and retry.",
 		},
 		{
-			name: "an older version's directory", code: CodeByHand,
+			name: "an older version's directory", code: wire.CodeLockByHand,
 			make: func(t *testing.T, path string) {
 				if err := os.Mkdir(path, 0o700); err != nil {
 					t.Fatal(err)
@@ -83,7 +84,7 @@ func TestTakeJudgesTheHolder(t *testing.T) {
 			want: "registry lock %[1]s still held (0s old): held by an older version that records no holder. If its holder is dead, remove %[1]s by hand and retry.",
 		},
 		{
-			name: "a record that cannot be read", code: CodeNotTaken,
+			name: "a record that cannot be read", code: wire.CodeLockNotTaken,
 			make: func(t *testing.T, path string) {
 				if err := os.Symlink(path+".nowhere", path); err != nil {
 					t.Fatal(err)
@@ -179,7 +180,7 @@ func TestTakePollsUntilTheDeadline(t *testing.T) {
 	start := c.Now()
 	_, err := Take(path, c.opts(time.Second))
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeHeld || !strings.Contains(e.Error(), "(1s old): it is running") {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockHeld || !strings.Contains(e.Error(), "(1s old): it is running") {
 		t.Fatalf("Take = %v", err)
 	}
 	if len(c.naps) != 20 || slices.ContainsFunc(c.naps, func(d time.Duration) bool { return d != Poll }) {
@@ -275,7 +276,7 @@ func TestTakeReleasedSinceLastRead(t *testing.T) {
 	_, err := Take(path, c.opts(200*time.Millisecond))
 	var e *Error
 	want := fmt.Sprintf("registry lock %s was held by testbox pid %d start %s when last read (it is running); it may have been released since. Retry.", path, ppid, live.Start)
-	if !errors.As(err, &e) || e.Code != CodeReleased || e.Error() != want {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockReleased || e.Error() != want {
 		t.Fatalf("Take = %v\nwant %s", err, want)
 	}
 }
@@ -284,7 +285,7 @@ func TestTakeCannotLink(t *testing.T) {
 	path := t.TempDir() + "/missing/.registry.lock"
 	_, err := Take(path, Options{Host: testHost})
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeNoLink || !strings.Contains(e.Error(), "cannot be taken: cannot write") {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockNoLink || !strings.Contains(e.Error(), "cannot be taken: cannot write") {
 		t.Fatalf("Take = %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/wire"
 )
 
 // TestTurn: one goroutine of a process at a time holds a path's lock, and a
@@ -20,13 +22,13 @@ func TestTurn(t *testing.T) {
 	_, err = Take(path, c.opts(200*time.Millisecond))
 	var e *Error
 	want := "registry lock " + path + " was not tried: another thread of this daemon held its turn past the bound"
-	if !errors.As(err, &e) || e.Code != CodeNotTried || e.Error() != want {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockNotTried || e.Error() != want {
 		t.Fatalf("Take while another goroutine holds the turn = %v", err)
 	}
 	if len(c.naps) != 4 {
 		t.Fatalf("waited for the turn in %v, want 4 polls", c.naps)
 	}
-	if _, err := Clear(path, testHost); !errors.As(err, &e) || e.Code != CodeNotTried {
+	if _, err := Clear(path, testHost); !errors.As(err, &e) || e.Code != wire.CodeLockNotTried {
 		t.Fatalf("Clear while another goroutine holds the turn = %v", err)
 	}
 
@@ -69,7 +71,7 @@ func TestTurnFollowsSymlinks(t *testing.T) {
 	defer held.Release()
 	_, err = Take(filepath.Join(alias, ".registry.lock"), newClock().opts(0))
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeNotTried {
+	if !errors.As(err, &e) || e.Code != wire.CodeLockNotTried {
 		t.Fatalf("Take through the symlink = %v, want not tried", err)
 	}
 }

@@ -17,11 +17,11 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// Ops a frontend may send besides hello and registry.list.
+// Ops a frontend may send besides hello, registry.list and workspace.list
+// (package wire names those).
 const (
 	OpAgentSend     = "agent.send"
 	OpFECommandSend = "fe.command.send"
-	OpWorkspaceList = "workspace.list"
 	OpSubscribe     = "subscribe"
 )
 

@@ -15,7 +15,7 @@ func (c *conn) do(ctx context.Context, env wire.Envelope) (any, error) {
 		return c.agentSend(env.Payload)
 	case OpFECommandSend:
 		return c.feCommand(env.Payload)
-	case OpWorkspaceList:
+	case wire.OpWorkspaceList:
 		return b.WorkspaceList(ctx)
 	case wire.OpRegistryList:
 		return b.RegistryList(ctx)

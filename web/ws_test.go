@@ -142,7 +142,7 @@ func TestQueries(t *testing.T) {
 		op   string
 		want string
 	}{
-		{OpWorkspaceList, `"phase":"running"`},
+		{wire.OpWorkspaceList, `"phase":"running"`},
 		{wire.OpRegistryList, `"alice":{"handle":"alice"`},
 	}
 	for _, tc := range tests {

@@ -29,7 +29,7 @@
 // stream's opening, state and closing at both ends: most of a request's cost
 // to a hub that offers a line to every box.
 //
-// Choosing the transport (for the README): a guest dials QUIC first. When the
+// Choosing the transport (docs/routing.md tells it to users): a guest dials QUIC first. When the
 // QUIC handshake does not complete within QUICWait (3 s; UDP blocked on the way)
 // and hosts.toml gives the hub a ws_addr, it dials WebSocket over TLS there
 // instead: the same pinned keys, the same envelopes, one WebSocket message each,

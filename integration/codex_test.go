@@ -24,6 +24,12 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
+// agentStep bounds each step of a real agent in a row (its start, a model
+// turn, its hooks): a 15 s bound failed under the whole suite with -race on 2
+// cores, though the test passed alone. Each wait ends as soon as the step is
+// seen, so the bound costs a passing run nothing.
+const agentStep = time.Minute
+
 // TestCodexRowsRunTheirOwnHooks runs the real Codex CLI (npm @openai/codex) in
 // two rows of one daemon, sharing one CODEX_HOME, against a fake Responses API
 // on 127.0.0.1. sotd's hooks are installed with `sotd hooks install --codex`
@@ -145,7 +151,7 @@ trust_level = "trusted"
 		}
 	})
 	waitPrompt := func(id string) {
-		testutil.Eventually(t, 20*time.Second, "Codex's prompt in "+id+", with no hook waiting for review", func() bool {
+		testutil.Eventually(t, agentStep, "Codex's prompt in "+id+", with no hook waiting for review", func() bool {
 			s := screen(id)
 			if strings.Contains(s, "Hooks need review") {
 				t.Fatalf("Codex asks for review of hooks sotd recorded as trusted:\n%s", s)
@@ -166,14 +172,14 @@ trust_level = "trusted"
 			}
 		}
 		input(text)
-		testutil.Eventually(t, 5*time.Second, "the prompt typed into "+id, func() bool { return strings.Contains(screen(id), text) })
+		testutil.Eventually(t, agentStep, "the prompt typed into "+id, func() bool { return strings.Contains(screen(id), text) })
 		input("\r")
 	}
 	typeInto(rowA, "ping from A")
 	typeInto(rowB, "ping from B")
 
 	held := "[sot-comm] @CodexB-box has 1 unread message"
-	testutil.Eventually(t, 15*time.Second, "row B's turn held by its Stop hook, and Codex going on with the block's reason", func() bool {
+	testutil.Eventually(t, agentStep, "row B's turn held by its Stop hook, and Codex going on with the block's reason", func() bool {
 		for _, r := range api.Requests() {
 			if r.Has("ping from B") && r.Has(held) {
 				return true
@@ -196,7 +202,7 @@ trust_level = "trusted"
 	// the user's and the Stop hook ended the turn, both acting as the row's own
 	// handle.
 	for _, handle := range []string{"CodexA-box", "CodexB-box"} {
-		testutil.Eventually(t, 10*time.Second, "@"+handle+"'s own prompt and Stop hooks marking its turn done", func() bool {
+		testutil.Eventually(t, agentStep, "@"+handle+"'s own prompt and Stop hooks marking its turn done", func() bool {
 			return entry(handle).Done
 		})
 	}
@@ -215,7 +221,7 @@ trust_level = "trusted"
 	rowC := spawn("CodexC-box", projA, "sh", "-c", `exec "$0"`, codex)
 	waitPrompt(rowC)
 	typeInto(rowC, "ping from C")
-	testutil.Eventually(t, 15*time.Second, "row C's hooks saying they run under the shared app-server", func() bool {
+	testutil.Eventually(t, agentStep, "row C's hooks saying they run under the shared app-server", func() bool {
 		return strings.Count(screen(rowC), "runs under Codex's shared app-server") >= 2
 	})
 	if e := entry("CodexC-box"); e.Done || e.Floor != "" {

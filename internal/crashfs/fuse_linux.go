@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"sort"
 	"sync"
 	"syscall"
@@ -71,7 +70,7 @@ func (f *FS) mount() error {
 	zero := time.Duration(0)
 	// No caching of entries or attributes: every lseek(SEEK_END) and stat asks
 	// the model, so no process sees a size another's append has outdated.
-	srv, err := gofs.Mount(f.dir, &fsNode{fs: f, n: f.tree.root}, &gofs.Options{
+	srv, err := gofs.Mount(f.dir, &fsNode{fs: f, t: f.tree, n: f.tree.root}, &gofs.Options{
 		EntryTimeout:    &zero,
 		AttrTimeout:     &zero,
 		NegativeTimeout: &zero,
@@ -109,10 +108,12 @@ func (f *FS) unmount() error {
 	return nil
 }
 
-// fsNode is one node as the kernel sees it.
+// fsNode is one node as the kernel sees it. It keeps the tree it belongs to: an
+// operation that reaches an old mount after a crash changes only the old tree.
 type fsNode struct {
 	gofs.Inode
 	fs *FS
+	t  *tree
 	n  *node
 }
 
@@ -151,7 +152,7 @@ func (d *fsNode) attr(n *node, out *fuse.Attr) {
 		out.Size = uint64(len(n.data))
 		out.Blocks = (out.Size + 511) / 512
 	}
-	out.Nlink = d.fs.tree.nlink(n)
+	out.Nlink = d.t.nlink(n)
 	out.SetTimes(nil, &n.mtime, &n.mtime)
 	out.Blksize = 4096
 }
@@ -163,7 +164,7 @@ func (d *fsNode) child(ctx context.Context, n *node, out *fuse.EntryOut) *gofs.I
 	if n.dir {
 		mode = syscall.S_IFDIR
 	}
-	return d.NewInode(ctx, &fsNode{fs: d.fs, n: n}, gofs.StableAttr{Mode: mode, Ino: n.ino})
+	return d.NewInode(ctx, &fsNode{fs: d.fs, t: d.t, n: n}, gofs.StableAttr{Mode: mode, Ino: n.ino})
 }
 
 func (d *fsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
@@ -200,11 +201,12 @@ func (d *fsNode) Setattr(ctx context.Context, _ gofs.FileHandle, in *fuse.SetAtt
 	return 0
 }
 
-// resize cuts b to size or pads it with zeros, never sharing its array with a
-// synced copy.
+// resize cuts b to size or pads it with zeros. A file's live bytes never share
+// an array with its synced ones (sync and crashed copy them), so b is the
+// file's own to change.
 func resize(b []byte, size int) []byte {
 	if size <= len(b) {
-		return slices.Clone(b[:size])
+		return b[:size]
 	}
 	return append(b, make([]byte, size-len(b))...)
 }
@@ -233,7 +235,7 @@ func (d *fsNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.
 	if _, ok := d.n.kids[name]; ok {
 		return nil, syscall.EEXIST
 	}
-	k := d.fs.tree.newNode(true, mode&0o7777)
+	k := d.t.newNode(true, mode&0o7777)
 	d.n.kids[name] = k
 	d.n.mtime = time.Now()
 	return d.child(ctx, k, out), 0
@@ -250,7 +252,7 @@ func (d *fsNode) Create(ctx context.Context, name string, flags, mode uint32, ou
 	case ok && flags&syscall.O_TRUNC != 0:
 		k.data = nil
 	case !ok:
-		k = d.fs.tree.newNode(false, mode&0o7777)
+		k = d.t.newNode(false, mode&0o7777)
 		d.n.kids[name] = k
 		d.n.mtime = time.Now()
 	}
@@ -285,8 +287,6 @@ func (d *fsNode) Write(ctx context.Context, fh gofs.FileHandle, data []byte, off
 	}
 	if end := int(off) + len(data); end > len(d.n.data) {
 		d.n.data = resize(d.n.data, end)
-	} else {
-		d.n.data = slices.Clone(d.n.data) // the synced copy may share the array
 	}
 	copy(d.n.data[off:], data)
 	d.n.mtime = time.Now()
@@ -296,7 +296,7 @@ func (d *fsNode) Write(ctx context.Context, fh gofs.FileHandle, data []byte, off
 // Fsync serves fsync and fdatasync of a file and of a folder alike.
 func (d *fsNode) Fsync(ctx context.Context, _ gofs.FileHandle, flags uint32) syscall.Errno {
 	defer d.lock()()
-	d.fs.tree.sync(d.n)
+	d.t.sync(d.n)
 	return 0
 }
 

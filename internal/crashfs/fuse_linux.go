@@ -18,8 +18,7 @@ import (
 
 // FS is a mounted crashfs.
 type FS struct {
-	dir  string
-	mode Mode
+	dir string
 
 	mu     sync.Mutex // every operation holds it: the model is one tree
 	tree   *tree
@@ -35,9 +34,9 @@ func Mount(t testing.TB, dir string, mode Mode) *FS {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skipf("crashfs needs FUSE, and /dev/fuse is missing (%v): run as root with /dev/fuse (a container needs --device /dev/fuse --cap-add SYS_ADMIN)", err)
 	}
-	f := &FS{dir: dir, mode: mode, tree: newTree(mode)}
+	f := &FS{dir: dir, tree: newTree(mode)}
 	if err := f.mount(); err != nil {
-		t.Fatalf("mount crashfs at %s: %v", dir, err)
+		t.Fatalf("mount crashfs at %s: %v (it mounts /dev/fuse itself as root, else through fusermount3 from the fuse3 package)", dir, err)
 	}
 	t.Cleanup(func() {
 		if err := f.unmount(); err != nil {
@@ -46,9 +45,6 @@ func Mount(t testing.TB, dir string, mode Mode) *FS {
 	})
 	return f
 }
-
-// Dir is where the file system is mounted.
-func (f *FS) Dir() string { return f.dir }
 
 // Crash is a power loss: what was not made durable is gone, and the mount
 // serves what was (see the package doc). Every process using the mount must be

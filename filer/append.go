@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sotcomm/sotd/home"
@@ -21,6 +22,12 @@ type Result struct {
 var (
 	writeInbox = func(f *os.File, b []byte) error { _, err := f.Write(b); return err }
 	syncInbox  = (*os.File).Sync
+	// syncFolder flushes the inbox folder before the first line goes into an
+	// empty inbox: fsync(2) keeps a file's bytes, not its name in the folder, and
+	// without the name a power loss takes the inbox with every line answered
+	// filed. Empty, not just created by this call: a creator that died before its
+	// first line may never have flushed the name. One flush per new inbox.
+	syncFolder = home.SyncDir
 )
 
 // Append files lines into handle's inbox under one lock, one write and one fsync:
@@ -105,6 +112,11 @@ func (f *Filer) appendTo(inbox *os.File, path, handle string, lines []Line, enco
 		batch = append(batch, encoded[i]...)
 	}
 	if len(batch) > 0 {
+		if before == 0 {
+			if err := syncFolder(filepath.Dir(path)); err != nil {
+				return nil, fmt.Errorf("the folder of the new inbox for @%s could not be flushed to disk (%v) — nothing was appended", handle, bareErr(err))
+			}
+		}
 		if err := writeInbox(inbox, batch); err != nil {
 			return nil, f.undo(inbox, handle, before, "written", err)
 		}

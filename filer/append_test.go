@@ -235,3 +235,30 @@ func TestAppendFreshIDReadsNoWindow(t *testing.T) {
 		t.Fatalf("a retry of X1: %+v, %v; want Dup", res, err)
 	}
 }
+
+// The inbox folder is flushed before the first line goes into an empty inbox, and
+// only then; when that flush fails nothing is appended, and a retry files the line.
+func TestAppendFlushesTheFolderOfANewInboxOnce(t *testing.T) {
+	f, _ := newTestFiler(t)
+	h := "me"
+	orig := syncFolder
+	t.Cleanup(func() { syncFolder = orig })
+	flushes := 0
+	syncFolder = func(string) error { flushes++; return errors.New("input/output error") }
+	_, err := f.Append(h, []Line{line("a", h, "lost", "L1")})
+	if want := "could not be flushed to disk (input/output error) — nothing was appended"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if got := readFile(t, mustPath(t, f, home.Inbox, h)); got != "" {
+		t.Fatalf("a refused first append left %q in the inbox", got)
+	}
+	syncFolder = func(dir string) error { flushes++; return orig(dir) }
+	for i, id := range []string{"L1", "L2", "L3"} {
+		if _, err := f.Append(h, []Line{line("a", h, "kept", id)}); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	if flushes != 2 {
+		t.Fatalf("the folder was flushed %d times for a refused and three filed appends, want 2 (once for each append to the empty inbox)", flushes)
+	}
+}

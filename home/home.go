@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -81,15 +82,42 @@ func (h Home) Ensure() error {
 	return nil
 }
 
-// MkdirPrivate creates dir (and parents) and makes dir itself 0700 whatever the umask.
+// MkdirPrivate creates dir (and parents) and makes dir itself 0700 whatever the
+// umask. Each folder it creates is flushed into its parent: a new folder is
+// otherwise only in memory (fsync(2): a file's fsync does not flush its entry in
+// the folder), and a power loss would take it with every file synced into it.
 func MkdirPrivate(dir string) error {
-	if err := os.MkdirAll(dir, DirMode); err != nil {
+	if err := mkdirSynced(dir); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	if err := os.Chmod(dir, DirMode); err != nil {
 		return fmt.Errorf("make %s private (0700): %w", dir, err)
 	}
 	return nil
+}
+
+// mkdirSynced is os.MkdirAll, flushing the parent of each folder it creates. A
+// folder that already exists costs one stat and no flush.
+func mkdirSynced(dir string) error {
+	fi, err := os.Stat(dir)
+	if err == nil {
+		if !fi.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: syscall.ENOTDIR}
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirSynced(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// Flushed on EEXIST too: the process that made it first may not have
+	// flushed it yet, and this one is about to rely on it.
+	return SyncDir(parent)
 }
 
 // KeepsOwnMode reports whether a top-level entry of the home is the installer's

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
@@ -64,6 +65,7 @@ type box struct {
 	host  string
 	hosts string   // its hosts.toml ($SOT_HOSTS); absent unless a test writes it
 	extra []string // more environment for every process of the box
+	sock  string   // the daemon's socket ($SOT_SOCKET) when not in the home
 }
 
 func newBox(t testing.TB, host string) *box {
@@ -90,13 +92,21 @@ func (b *box) env(handle string) []string {
 	}
 	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host, "SOT_HOSTS="+b.hosts)
 	env = append(env, b.extra...)
+	if b.sock != "" {
+		env = append(env, home.EnvSocket+"="+b.sock)
+	}
 	if handle != "" {
 		env = append(env, "SOT_COMM_NAME="+handle)
 	}
 	return env
 }
 
-func (b *box) socket() string { return filepath.Join(b.home, "run", b.host, "sotd.sock") }
+func (b *box) socket() string {
+	if b.sock != "" {
+		return b.sock
+	}
+	return filepath.Join(b.home, "run", b.host, "sotd.sock")
+}
 
 // result is one finished client run.
 type result struct {

@@ -24,6 +24,17 @@ func helperEnvs(route, from, to string, n int) []string {
 	return []string{helperEnv + "=" + route, "SOTD_IT_FROM=" + from, "SOTD_IT_TO=" + to, "SOTD_IT_N=" + strconv.Itoa(n)}
 }
 
+// reportEnv makes a sender print "filed <i>" as each line i is answered filed, so
+// a test that kills it knows which answers it had.
+const reportEnv = "SOTD_IT_REPORT=1"
+
+// reportFiled prints line i's answer when the test asked for each.
+func reportFiled(i int) {
+	if os.Getenv("SOTD_IT_REPORT") != "" {
+		fmt.Printf("filed %d\n", i)
+	}
+}
+
 // senderText is message i of from, padded so a torn line cannot pass for a whole one.
 func senderText(from string, i int) string {
 	return fmt.Sprintf("%s #%d %s", from, i, strings.Repeat("x", 40+i%200))
@@ -83,6 +94,7 @@ func sendDirect(from, to string, n int) error {
 		if got := out.String(); got != "  filed -> @"+to+"\n" {
 			return fmt.Errorf("send %d printed %q, want its own append's indented filed line", i, got)
 		}
+		reportFiled(i)
 	}
 	fmt.Printf("retries=%d\n", retries)
 	return nil
@@ -120,6 +132,7 @@ func sendViaDaemon(from, to string, n int) error {
 			}
 			break
 		}
+		reportFiled(i)
 	}
 	fmt.Printf("retries=%d\n", retries)
 	return nil

@@ -90,6 +90,7 @@ func (s *Session) Send(a SendArgs) int {
 	}
 	repo := self.Repo
 	var targets []string
+	boxOf := map[string]string{}
 	if a.Broadcast {
 		// Every box's live sessions: each copy is one comm.file, filed by the
 		// box that holds its receiver (route 1 here, else through the hub).
@@ -97,6 +98,7 @@ func (s *Session) Send(a SendArgs) int {
 		for _, e := range nl.Entries {
 			if e.Handle != me && e.Live {
 				targets = append(targets, e.Handle)
+				boxOf[e.Handle] = e.Box
 			}
 		}
 		for _, l := range unknownLines(nl) {
@@ -111,10 +113,19 @@ func (s *Session) Send(a SendArgs) int {
 		targets = []string{a.To}
 	}
 	r := &router{s: s, doc: d}
+	reqs := make([]wire.CommFile, len(targets))
+	for i, to := range targets {
+		reqs[i] = wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID()}
+	}
+	var lines []string
+	if a.Broadcast {
+		lines = r.fileAll(reqs, func(h string) string { return boxOf[h] }, time.Now().Add(sendWindow()))
+	} else {
+		lines = []string{r.file(reqs[0])}
+	}
 	code := ExitOK
-	for _, to := range targets {
-		req := wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID()}
-		if line := r.file(req); line != "" {
+	for _, line := range lines {
+		if line != "" {
 			// A refusal's sentence may be a remote box's words: one line, escaped.
 			s.out("%s", printable(line, false))
 			if line[0] == 'F' {
@@ -135,6 +146,20 @@ type router struct {
 }
 
 func (r *router) file(req wire.CommFile) string {
+	ctx, cancel := context.WithTimeout(context.Background(), sendWindow())
+	defer cancel()
+	return r.fileWithin(ctx, req)
+}
+
+// sendWindow is how long a send waits for its answer: the inbox lock wait plus
+// 3 s, the one honest answer within 5 s.
+func sendWindow() time.Duration {
+	return home.EnvSeconds(filer.EnvInboxLockWait, filer.InboxLockWait) + 3*time.Second
+}
+
+// fileWithin files req by its route; a copy handed to the daemon is given up at
+// ctx's end.
+func (r *router) fileWithin(ctx context.Context, req wire.CommFile) string {
 	if err := mail.CheckRequest(req); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
@@ -142,7 +167,7 @@ func (r *router) file(req wire.CommFile) string {
 	if route.For(route.Client, listed && r.canAppend(), listed).Here {
 		return r.appendHere(req)
 	}
-	return r.handToDaemon(req)
+	return r.handToDaemon(ctx, req)
 }
 
 // canAppend is route 1's lock-manager test: this client appends itself only when
@@ -177,12 +202,9 @@ func (r *router) appendHere(req wire.CommFile) string {
 }
 
 // handToDaemon writes one comm.file to this box's daemon and reads one answer
-// within the read window: the inbox lock wait plus 3 s.
-func (r *router) handToDaemon(req wire.CommFile) string {
+// before ctx ends.
+func (r *router) handToDaemon(ctx context.Context, req wire.CommFile) string {
 	sock := r.s.Home.Socket(r.s.Host)
-	window := home.EnvSeconds(filer.EnvInboxLockWait, filer.InboxLockWait) + 3*time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), window)
-	defer cancel()
 	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: r.s.Host, Name: req.From, OSUser: osUser(), Protocol: wire.Protocol})
 	if err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %s", req.To, daemonFailure(sock, err, r.directNo))

@@ -132,6 +132,19 @@ func TestBrokenHomes(t *testing.T) {
 			text: "every folder",
 		},
 		{
+			name: "many stale entries", check: "registry", level: Warn,
+			brk: func(t *testing.T, e *Env) {
+				long := registry.Stamp(time.Now().Add(-40 * 24 * time.Hour))
+				must(t, registry.Update(e.Home, time.Second, func(d *registry.Doc) error {
+					for i := range manyStale {
+						d.Agents[fmt.Sprintf("gone-%03d", i)] = &registry.Entry{Host: "box", LastSeen: long}
+					}
+					return nil
+				}))
+			},
+			text: "101 agents, 100 of them stale for over 30d", fix: "sotd leave --stale-for 30d",
+		},
+		{
 			name: "no home", check: "home modes", level: Fail,
 			brk:  func(t *testing.T, e *Env) { must(t, os.RemoveAll(e.Home.Dir)) },
 			text: "there is no comm home at {home}", fix: "sotd serve",

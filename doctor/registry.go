@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/registry/reglock"
@@ -16,6 +17,11 @@ func checkRegistry(e Env, doc *registry.Doc, err error) Check {
 	switch {
 	case err == nil:
 		c.Level, c.Detail = OK, fmt.Sprintf("%s lists %d %s", path, len(doc.Agents), plural(len(doc.Agents), "agent", "agents"))
+		if n := staleEntries(doc, e.Now()); n >= manyStale {
+			c.Level = Warn
+			c.Detail += fmt.Sprintf(", %d of them stale for over %dd: a registry's size is read by every send, poll and hook", n, staleDays)
+			c.Fix = fmt.Sprintf("Remove them with sotd leave --stale-for %dd (it prints each one it removes, and keeps those a row holds).", staleDays)
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		c.Level, c.Detail = Warn, fmt.Sprintf("there is no %s yet", path)
 		c.Fix = "Start the daemon (sotd serve) or join a session (sotd join): either makes an empty one."
@@ -25,6 +31,24 @@ func checkRegistry(e Env, doc *registry.Doc, err error) Check {
 		c.Fix = fmt.Sprintf("Move %s aside (mv %s %s.bad): the next sotd command makes an empty one and sessions join again; copy back by hand any row the old file still holds.", path, path, path)
 	}
 	return c
+}
+
+// A registry may keep many entries no one will use again: the protocol never
+// reuses a handle that has one, and only a person removes them. Past manyStale
+// entries stale for over staleDays, doctor says how.
+const (
+	manyStale = 100
+	staleDays = 30
+)
+
+func staleEntries(doc *registry.Doc, now time.Time) int {
+	n := 0
+	for _, e := range doc.Agents {
+		if registry.StaleFor(e.LastSeen, now, staleDays*24*time.Hour) {
+			n++
+		}
+	}
+	return n
 }
 
 // checkRegistryLock: the registry lock is free or held by a live holder. A lock

@@ -39,6 +39,14 @@ func Live(lastSeen string, now time.Time) bool {
 	return lastSeen > Stamp(now.Add(-LiveFor()))
 }
 
+// StaleFor is Live's other side, for removing entries by hand: lastSeen has
+// been stale for at least d at now, that is, it sorts at or before
+// Stamp(now - LiveFor() - d). A last_seen that is not a stamp has no age, and is
+// stale for no d: such an entry is never removed by its age.
+func StaleFor(lastSeen string, now time.Time, d time.Duration) bool {
+	return stampShape(lastSeen) && lastSeen <= Stamp(now.Add(-LiveFor()-d))
+}
+
 func stampShape(s string) bool {
 	if len(s) != len(stampLayout) {
 		return false

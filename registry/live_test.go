@@ -46,6 +46,33 @@ func TestLive(t *testing.T) {
 	}
 }
 
+// TestStaleFor: stale for d means past the live window by at least d; a
+// last_seen that is no stamp has no age.
+func TestStaleFor(t *testing.T) {
+	t.Setenv("COMM_LIVE_SECS", "")
+	t.Setenv("LIVE_SECS", "")
+	now := time.Date(2026, 5, 29, 18, 10, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name, stamp string
+		d           time.Duration
+		stale       bool
+	}{
+		{"live", "2026-05-29T18:05:00Z", 0, false},
+		{"just stale, for 0", "2026-05-29T18:00:00Z", 0, true},
+		{"stale a day, asked 30 days", "2026-05-28T18:00:00Z", 30 * day, false},
+		{"stale exactly 30 days", "2026-04-29T18:00:00Z", 30 * day, true},
+		{"a second short of 30 days", "2026-04-29T18:00:01Z", 30 * day, false},
+		{"no stamp", "yesterday", 0, false},
+		{"empty", "", 0, false},
+	}
+	for _, tc := range tests {
+		if got := StaleFor(tc.stamp, now, tc.d); got != tc.stale {
+			t.Errorf("%s: StaleFor(%q, %v) = %v, want %v", tc.name, tc.stamp, tc.d, got, tc.stale)
+		}
+	}
+}
+
 func TestStamp(t *testing.T) {
 	at := time.Date(2026, 6, 15, 21, 32, 13, 999_999_999, time.FixedZone("CEST", 2*3600))
 	if got := Stamp(at); got != "2026-06-15T19:32:13Z" {

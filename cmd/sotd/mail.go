@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sotcomm/sotd/client"
 )
@@ -121,16 +122,28 @@ var (
 )
 
 func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var name string
+	var name, stale string
 	rest, ok := flags("leave", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "remove this orphan handle instead of this session")
+		fs.StringVar(&stale, "stale-for", "", "remove every entry stale for at least this age (30d, 12h) that no row holds")
 	})
-	if !ok || len(rest) > 0 {
+	if !ok || len(rest) > 0 || (name != "" && stale != "") {
 		return usageErr(stderr, "leave", rest)
+	}
+	var age time.Duration
+	if stale != "" {
+		var err error
+		if age, err = client.ParseAge(stale); err != nil {
+			fmt.Fprintf(stderr, "sotd leave: --stale-for %v\n", err)
+			return client.ExitUsage
+		}
 	}
 	s, code := session(stdout, stderr)
 	if s == nil {
 		return code
+	}
+	if stale != "" {
+		return s.Prune(age)
 	}
 	return s.Leave(strings.TrimPrefix(name, "@"))
 }

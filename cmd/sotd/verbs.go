@@ -79,10 +79,14 @@ idle) is recorded and one line says what the state is and why.
 With no verb it prints this session's work-state and unread count; --json
 prints it as one object (after the write, when a verb is given).`, runStatus},
 			{"leave", "remove this session (or an orphan) from the registry", `
-usage: sotd leave [--name HANDLE]
+usage: sotd leave [--name HANDLE | --stale-for AGE]
 
 Removes this session's entry and self file, or with --name an orphan entry
-(registry only). A handle a row holds is refused.`, runLeave},
+(registry only). A handle a row holds is refused.
+--stale-for AGE (30d, 12h, 90m) removes, in one write, every entry stale for at
+least AGE that no row holds, and prints each one. A handle is never reused by
+accident while its entry stays (the protocol's rule), so stale entries stay
+until a person removes them this way; nothing removes them by itself.`, runLeave},
 		}},
 		{"Rows (agents the daemon runs)", []verb{
 			{"spawn", "run an agent as a row of this box's daemon", `

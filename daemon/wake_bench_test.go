@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,7 +48,8 @@ func readyRows(b *testing.B, k backendKind, n int) (*rowsManager, rows.Backend, 
 		}
 		b.Cleanup(func() { m.destroy(ref.WorkspaceID) })
 	}
-	waitFor(b, fmt.Sprintf("%d Ready rows", n), func() bool {
+	// Each row is a process that draws its screen: 200 take a while.
+	testutil.Eventually(b, 5*time.Second+time.Duration(n)*100*time.Millisecond, fmt.Sprintf("%d Ready rows", n), func() bool {
 		ready := 0
 		for _, r := range (WakeRows{m}).List() {
 			if r.Ready {
@@ -99,6 +101,62 @@ func BenchmarkWakeIdleRows(b *testing.B) {
 			reportCPU(b, backend, wake.Every, func() { ticks <- time.Now() })
 			cancel()
 			<-done
+		})
+	}
+}
+
+// BenchmarkWakeRowsScale is the wake loop's CPU over 10 and over 200 idle rows
+// in the same run: b.N passes of one loop, then b.N of the other, each phase
+// ended by stopping its loop (which finishes the pass it is in), so each
+// one's CPU is its own. It reports CPU seconds a second of each (the process
+// and its waited-for children, as the wake runs one pass every wake.Every),
+// the tmux servers' share apart, and the 200 rows' CPU per row over the 10
+// rows'. Goal: under 0.05 CPU-s/s at 200.
+//
+//	go test -run='^$' -bench=WakeRowsScale -benchtime=20x ./daemon/
+func BenchmarkWakeRowsScale(b *testing.B) {
+	sizes := []int{10, 200}
+	for _, k := range benchKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			type phase struct {
+				tick   chan time.Time
+				stop   func()
+				server func() time.Duration
+			}
+			phases := make([]phase, len(sizes))
+			for i, n := range sizes {
+				m, backend, h := readyRows(b, k, n)
+				loop := m.wakeLoop(filer.New(h), nil)
+				loop.Log = slog.New(slog.DiscardHandler)
+				tick := make(chan time.Time)
+				loop.Ticker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error)
+				go func() { done <- loop.Run(ctx) }()
+				var once sync.Once
+				stop := func() { once.Do(func() { cancel(); <-done }) }
+				b.Cleanup(stop)
+				tick <- time.Now() // the first pass, with its restart look at every row, is over
+				phases[i] = phase{tick: tick, stop: stop, server: rowstest.TmuxServerCPU(b, backend)}
+			}
+			b.ResetTimer()
+			perSecond := func(d time.Duration) float64 {
+				return d.Seconds() / float64(b.N) * float64(time.Second) / float64(wake.Every)
+			}
+			var cpu []time.Duration
+			for i, p := range phases {
+				before, serverBefore := testutil.CPUWithChildren(b), p.server()
+				for range b.N {
+					p.tick <- time.Now()
+				}
+				p.stop()
+				cpu = append(cpu, testutil.CPUWithChildren(b)-before)
+				b.ReportMetric(perSecond(cpu[i]), fmt.Sprintf("cpu-s/s-%d", sizes[i]))
+				if serverBefore >= 0 {
+					b.ReportMetric(perSecond(p.server()-serverBefore), fmt.Sprintf("tmux-server-cpu-s/s-%d", sizes[i]))
+				}
+			}
+			b.ReportMetric(cpu[1].Seconds()/float64(sizes[1])/(cpu[0].Seconds()/float64(sizes[0])), "per-row-200/per-row-10")
 		})
 	}
 }

@@ -33,14 +33,15 @@ type hookSpec struct {
 }
 
 // specs are the hooks each agent gets. Claude Code: the turn's start and end,
-// AskUserQuestion and the subagent guard before a tool, the heartbeat after any.
+// AskUserQuestion and the subagent guard (Bash and the sot-comm MCP tools)
+// before a tool, the heartbeat after any.
 // Codex: the same, but its dialog is a PermissionRequest hook and its heartbeat
 // also clears that dialog; its PreToolUse guard acts wherever Codex gives a
 // subagent's hook an agent_id.
 var specs = map[Agent][]hookSpec{
 	Claude: {
 		{"UserPromptSubmit", "", "prompt"},
-		{"PreToolUse", "Bash|AskUserQuestion", "pretool"},
+		{"PreToolUse", "Bash|AskUserQuestion|" + mcpTools + ".*", "pretool"},
 		{"PostToolUse", "", "posttool"},
 		{"Stop", "", "stop"},
 	},

@@ -17,6 +17,10 @@ import (
 // mcpName is the server's key in mcpServers (mcpserver.Name).
 const mcpName = "sot-comm"
 
+// mcpTools begins the name Claude Code gives each of the server's tools
+// (mcp__sot-comm__send, …), as hook input and permission rules name them.
+const mcpTools = "mcp__" + mcpName + "__"
+
 // ClaudeJSONPath is the .claude.json beside Claude Code's settings: ~/.claude.json
 // for ~/.claude/settings.json, else the settings' folder's ($CLAUDE_CONFIG_DIR).
 func ClaudeJSONPath(settings string) string {

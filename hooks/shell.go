@@ -197,7 +197,8 @@ func quotedDelimiter(w *syntax.Word) bool {
 
 // commVerbs are the sotd verbs that send, read or take a handle: the ones a
 // subagent must not run.
-var commVerbs = map[string]bool{"send": true, "poll": true, "join": true, "leave": true, "status": true, "list": true}
+var commVerbs = map[string]bool{"send": true, "poll": true, "join": true, "leave": true, "status": true, "list": true,
+	"sent": true, "mcp": true, "stdio-bridge": true}
 
 // wrappers run the command that follows their options; the value is the options
 // that take an argument of their own, and args the plain words before the command.
@@ -207,20 +208,40 @@ var wrappers = map[string]struct {
 }{
 	"env": {"uCS", 0}, "command": {}, "builtin": {}, "exec": {"a", 0}, "nohup": {},
 	"time": {}, "nice": {"n", 0}, "sudo": {"ugChpDrt", 0}, "xargs": {"IdEeLlnPsa", 0},
-	"timeout": {"sk", 1}, "stdbuf": {"ioe", 0},
+	"timeout": {"sk", 1}, "stdbuf": {"ioe", 0}, "busybox": {}, "doas": {"uC", 0}, "setsid": {},
+	"chrt": {"", 1}, "ionice": {"cnp", 0}, "taskset": {"", 1}, "unbuffer": {},
 }
+
+// lineRunners run their operands, joined with spaces, as a shell command line:
+// watch (sh -c, unless -x), parallel and its kin (each operand, or the joined
+// ones, is a command). Their options are skipped; a wrong guess about which take
+// a value only puts more words into the line, which is judged all the same.
+var lineRunners = map[string]bool{"watch": true, "parallel": true, "sem": true, "rush": true, "entr": true}
+
+// interpreters run code given inline (-c, -e) that no shell parser reads: the
+// guard takes such code as running comm when it names sotd or a comm script,
+// since os.system("sotd send …") is one call away in each.
+var interpreters = map[string]bool{"python": true, "python2": true, "python3": true, "perl": true, "ruby": true,
+	"node": true, "nodejs": true, "deno": true, "bun": true, "php": true, "lua": true, "tclsh": true, "osascript": true, "awk": true, "gawk": true}
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
 
 // commandRunsComm judges one simple command's words; redirs are its
 // redirections, whose here-documents a shell may run.
 func commandRunsComm(ws []word, redirs []*syntax.Redirect, depth int) (bool, error) {
+	if line, ok := envSplit(ws); ok {
+		return runsComm(line, depth+1)
+	}
 	ws = skipPrefixes(ws)
 	if len(ws) == 0 {
 		return false, nil
 	}
 	name, args := program(ws[0].name), ws[1:]
 	switch {
+	case lineRunners[name]:
+		return lineRunsComm(args, depth)
+	case interpreters[name]:
+		return namesComm(args), nil
 	case name == "sotd":
 		return len(args) > 0 && commVerbs[args[0].name], nil
 	case commScript(name):
@@ -267,6 +288,75 @@ func shellRunsComm(args []word, redirs []*syntax.Redirect, depth int) (bool, err
 		return runsComm(script, depth+1)
 	}
 	return false, nil
+}
+
+// envSplit is the command line env -S (--split-string) runs, with the words
+// after it, when the command's prefixes hold one: env splits that string into
+// the command and its arguments itself.
+func envSplit(ws []word) (string, bool) {
+	for i := 0; i < len(ws); i++ {
+		if program(ws[i].name) != "env" {
+			continue
+		}
+		for j := i + 1; j < len(ws); j++ {
+			o := ws[j].name
+			var split string
+			switch {
+			case o == "-S" || o == "--split-string":
+				if j+1 >= len(ws) {
+					return "", false
+				}
+				split, j = ws[j+1].text(), j+1
+			case strings.HasPrefix(o, "--split-string="):
+				split = strings.TrimPrefix(o, "--split-string=")
+			case strings.HasPrefix(o, "-S"):
+				split = o[2:]
+			case strings.HasPrefix(o, "-"):
+				continue
+			default:
+				j = len(ws)
+				continue
+			}
+			rest := make([]string, 0, len(ws)-j)
+			for _, w := range ws[j+1:] {
+				rest = append(rest, w.text())
+			}
+			return strings.TrimSpace(split + " " + strings.Join(rest, " ")), true
+		}
+	}
+	return "", false
+}
+
+// lineRunsComm judges a line runner's operands joined, as watch runs them,
+// from each operand on: which leading words are option values (watch -n 5) is
+// not known, and parallel runs the command it is given after :::. A tail that
+// does not parse is an argument's, not a command line's, and is passed over.
+func lineRunsComm(args []word, depth int) (bool, error) {
+	var texts []string
+	for _, a := range args {
+		if a.name == ":::" || a.name == "::::" || strings.HasPrefix(a.name, "-") && len(texts) == 0 {
+			continue
+		}
+		texts = append(texts, a.text())
+	}
+	for i := range texts {
+		if runs, _ := runsComm(strings.Join(texts[i:], " "), depth+1); runs {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// namesComm reports whether an interpreter's arguments name sotd or a comm
+// script anywhere: inline code cannot be parsed, so naming is enough.
+func namesComm(args []word) bool {
+	for _, a := range args {
+		t := strings.ToLower(a.text())
+		if strings.Contains(t, "sotd") || strings.Contains(t, "comm-") && strings.Contains(t, ".sh") {
+			return true
+		}
+	}
+	return false
 }
 
 // findRunsComm reads find's actions: -exec, -execdir, -ok and -okdir run the

@@ -53,7 +53,8 @@ func (r Run) deny(reason string) {
 // PreTool is `sotd hook pretool`, the PreToolUse hook. Inside a subagent (the
 // input carries agent_id) a Bash command that runs a comm verb is denied: a
 // subagent shares its session's identity, so its sends and reads would be the
-// session's. So is one the guard cannot read, which might. A session's own Bash
+// session's. So is one the guard cannot read, which might, and every call of
+// sot-comm's MCP tools. A session's own Bash
 // is never refused. AskUserQuestion marks the
 // session blocked on its question.
 func PreTool(r Run) int {
@@ -62,8 +63,11 @@ func PreTool(r Run) int {
 		r.note("sotd hook pretool: %v; the tool call was not judged", err)
 		return ExitFailed
 	}
-	switch in.ToolName {
-	case "Bash":
+	switch {
+	case in.AgentID != "" && strings.HasPrefix(in.ToolName, mcpTools):
+		r.deny(SubagentRefusal) // sot-comm's MCP tools are the mail verbs
+		return ExitOK
+	case in.ToolName == "Bash":
 		if in.AgentID == "" {
 			return ExitOK
 		}
@@ -75,7 +79,7 @@ func PreTool(r Run) int {
 			r.deny(SubagentRefusal)
 		}
 		return ExitOK
-	case "AskUserQuestion":
+	case in.ToolName == "AskUserQuestion":
 		if r.onSharedServer("pretool", false) {
 			return ExitOK
 		}

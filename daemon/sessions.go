@@ -33,6 +33,9 @@ type sessionRecord struct {
 	Boot   string `json:"boot"`
 }
 
+// maxSessionRecord bounds a session record's read: four short fields.
+const maxSessionRecord = 4096
+
 // watchSession is session.watch: it checks the process itself, since a record
 // of the wrong one would stamp a handle live for as long as that one runs. The
 // peer is this daemon's own account (checked at hello).
@@ -114,7 +117,7 @@ func (m *rowsManager) watchedSessions() ([]sessionRecord, error) {
 		}
 		path := filepath.Join(dir, name)
 		var rec sessionRecord
-		b, err := os.ReadFile(path)
+		b, err := m.home.ReadFile(path, maxSessionRecord)
 		if err == nil {
 			err = json.Unmarshal(b, &rec)
 		}

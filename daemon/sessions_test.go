@@ -3,6 +3,8 @@
 package daemon
 
 import (
+	"encoding/json"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -139,5 +143,37 @@ func TestSessionWatchRefusals(t *testing.T) {
 	entries, _ := os.ReadDir(r.h.SessionsDir("box"))
 	if len(entries) != 0 {
 		t.Errorf("a refused watch left records: %v", entries)
+	}
+}
+
+// TestSessionRecordThroughASymlinkIsRefused: a record linked in from elsewhere
+// is never read through the link (whoever wrote its target would have a handle
+// stamped live); it is dropped with a warning that names the link.
+func TestSessionRecordThroughASymlinkIsRefused(t *testing.T) {
+	h := newHome(t)
+	logs := &testutil.SyncBuffer{}
+	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, nil)
+	_, req := startProc(t, "claude")
+	elsewhere := filepath.Join(t.TempDir(), "carol.json")
+	b, _ := json.Marshal(sessionRecord{Handle: "carol", PID: req.PID, Start: req.Start})
+	if err := os.WriteFile(elsewhere, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := h.SessionRecord("box", "carol")
+	if err := home.MkdirPrivate(filepath.Dir(rec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.watchedSessions()
+	if err != nil || len(got) != 0 {
+		t.Fatalf("watchedSessions = %v, %v; want none, the link refused", got, err)
+	}
+	if !strings.Contains(logs.String(), "carol.json is a symlink, not a regular file") {
+		t.Errorf("the refusal is not logged:\n%s", logs)
+	}
+	if _, err := os.Lstat(rec); !os.IsNotExist(err) {
+		t.Errorf("the link stays: %v", err)
 	}
 }

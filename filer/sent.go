@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -30,24 +31,33 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := f.Home.ReadFile(p.inbox)
+	if max <= 0 {
+		return nil, nil
+	}
+	inbox, err := f.Home.OpenFile(p.inbox, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(err))
 	}
-	lines, _ := splitLines(raw)
+	defer inbox.Close()
+	// Streamed, keeping only the last max receipts: an inbox may be far larger
+	// than what is shown of it.
 	var out []Receipt
-	for i, l := range lines {
+	s := newLineScanner(inbox)
+	for i := 0; s.next(); i++ {
 		var ln Line
-		if json.Unmarshal(l, &ln) != nil || ln.From != sender {
+		if json.Unmarshal(s.line, &ln) != nil || ln.From != sender {
 			continue
+		}
+		if len(out) == max {
+			out = append(out[:0], out[1:]...)
 		}
 		out = append(out, Receipt{Line: ln, Read: i < b.Start})
 	}
-	if len(out) > max {
-		out = out[len(out)-max:]
+	if s.err != nil {
+		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(s.err))
 	}
 	return out, nil
 }

@@ -134,6 +134,16 @@ func TestTokenFileFaults(t *testing.T) {
 			return os.WriteFile(TokenFile(h, "box"), []byte("abc\n"), 0o600)
 		}, "too short"},
 		{"a directory", func(h home.Home) error { return os.MkdirAll(TokenFile(h, "box"), 0o700) }, "http.token"},
+		// A link to a token-like file elsewhere is never followed: its holder
+		// would choose the page's token.
+		{"a symlink", func(h home.Home) error {
+			os.MkdirAll(runDir(h, "box"), 0o700)
+			elsewhere := h.Dir + "/chosen"
+			if err := os.WriteFile(elsewhere, []byte(strings.Repeat("a", 64)+"\n"), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(elsewhere, TokenFile(h, "box"))
+		}, "run/box/http.token is a symlink, not a regular file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -121,7 +121,7 @@ func (s *Server) candidates() []string {
 		return []string{s.cfg.Addr}
 	}
 	var out []string
-	if b, err := os.ReadFile(AddrFile(s.cfg.Home, s.cfg.Host)); err == nil {
+	if b, err := s.cfg.Home.ReadFile(AddrFile(s.cfg.Home, s.cfg.Host), maxSmall); err == nil {
 		if last := strings.TrimSpace(string(b)); checkLoopback(last) == nil {
 			out = append(out, last)
 		}
@@ -178,7 +178,7 @@ func (s *Server) Serve(ctx context.Context) error {
 // does not print the address of a stopped one; a newer listener's is kept.
 func (s *Server) forgetAddr() {
 	path := AddrFile(s.cfg.Home, s.cfg.Host)
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == s.Addr() {
+	if b, err := s.cfg.Home.ReadFile(path, maxSmall); err == nil && strings.TrimSpace(string(b)) == s.Addr() {
 		os.Remove(path)
 	}
 }

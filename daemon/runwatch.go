@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/sotcomm/sotd/home"
 )
 
 // RunWatchEvery is how often a daemon checks that the files it holds by path
@@ -89,7 +87,7 @@ func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
 	}
 	var put []string
 	if !holds(e.lock) {
-		if err := home.MkdirPrivate(filepath.Dir(e.path)); err != nil {
+		if err := socketFolder(filepath.Dir(e.path)); err != nil {
 			return put, err
 		}
 		l := socketLock(e.path)

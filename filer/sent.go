@@ -2,10 +2,8 @@ package filer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -27,25 +25,18 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, _, _, err := readInbox(f.Home, p.inbox, handle, m, nil)
+	src, b, _, _, err := placeInbox(f.Home, p.inbox, handle, m, nil)
 	if err != nil {
 		return nil, err
 	}
+	defer src.close()
 	if max <= 0 {
 		return nil, nil
 	}
-	inbox, err := f.Home.OpenFile(p.inbox, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(err))
-	}
-	defer inbox.Close()
-	// Streamed, keeping only the last max receipts: an inbox may be far larger
-	// than what is shown of it.
+	// Streamed from the first line, keeping only the last max receipts: an
+	// inbox may be far larger than what is shown of it.
 	var out []Receipt
-	s := newLineScanner(inbox)
+	s := newLineScanner(io.NewSectionReader(src.r, 0, src.size))
 	for i := 0; s.next(); i++ {
 		var ln Line
 		if json.Unmarshal(s.line, &ln) != nil || ln.From != sender {

@@ -1,8 +1,10 @@
 package client
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/sotcomm/sotd/filer"
@@ -31,7 +33,7 @@ func (s *Session) Poll(asJSON bool) int {
 		return ExitFailed
 	}
 	f := filer.New(s.Home)
-	b, err := f.ReadNew(me)
+	r, err := f.Begin(me)
 	if errors.Is(err, filer.ErrBusy) {
 		s.out("the inbox for @%s is being written; nothing was read and the cursor stays (exit 75: try again)", me)
 		return ExitBusy
@@ -45,21 +47,37 @@ func (s *Session) Poll(asJSON bool) int {
 	if asJSON {
 		note = s.warn
 	}
-	if b.Fault != "" {
-		note("WARNING: the inbox lock for @%s could not be taken (%s); read unlocked, covered by the hashed cursor", me, b.Fault)
+	if r.Fault != "" {
+		note("WARNING: the inbox lock for @%s could not be taken (%s); read unlocked, covered by the hashed cursor", me, r.Fault)
 	}
-	for _, n := range b.Notes {
+	for _, n := range r.Notes {
 		note("%s", n)
 	}
+	// Each line is shown as it is read, none kept: an inbox may hold a
+	// gigabyte of new lines.
+	w := bufio.NewWriterSize(s.Stdout, 64<<10)
+	show := func(_ int, l []byte) error { return writeLine(w, showLine(l)) }
+	if asJSON {
+		w.WriteByte('[')
+		show = func(i int, l []byte) error { return writeJSONElement(w, i, l) }
+	}
+	b, err := r.Each(show)
 	switch {
-	case asJSON:
-		s.out("%s", jsonArray(b.Lines))
-	case len(b.Lines) == 0:
-		s.out("no new mail for @%s", me)
-	default:
-		for _, l := range b.Lines {
-			s.out("%s", showLine(l))
+	case err != nil:
+		if asJSON {
+			w.WriteByte('\n')
 		}
+		w.Flush()
+		s.out("FAILED: the inbox for @%s could not be read: %v; the cursor stays, so every line shows again at the next poll", me, err)
+		return ExitFailed
+	case asJSON:
+		w.WriteString("]\n")
+	case b.Len() == 0:
+		writeLine(w, fmt.Sprintf("no new mail for @%s", me))
+	}
+	if err := w.Flush(); err != nil {
+		s.warn("sotd: the lines could not be written (%v); the cursor stays, so they show again at the next poll", err)
+		return ExitFailed
 	}
 	if err := f.Commit(me, b); err != nil {
 		s.out("FAILED: the read cursor for @%s could not be written (%v); the lines above will show again", me, err)
@@ -89,21 +107,22 @@ func showLine(raw []byte) string {
 	return "@" + printable(l.From, false) + " (" + printable(l.TS, false) + tag + "): " + body
 }
 
-// jsonArray is the inbox lines as one JSON array, each line byte for byte as
-// filed; a line that is not JSON (a damaged file) is carried as a JSON string,
-// so the array always parses and nothing filed is hidden.
-func jsonArray(lines [][]byte) []byte {
-	out := []byte{'['}
-	for i, l := range lines {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		if json.Valid(l) {
-			out = append(out, l...)
-		} else {
-			q, _ := json.Marshal(string(l))
-			out = append(out, q...)
-		}
+// writeLine writes s and a newline.
+func writeLine(w *bufio.Writer, s string) error {
+	w.WriteString(s)
+	return w.WriteByte('\n')
+}
+
+// writeJSONElement writes inbox line l as element i of poll's JSON array, byte
+// for byte as filed; a line that is not JSON (a damaged file) is carried as a
+// JSON string, so the array always parses and nothing filed is hidden.
+func writeJSONElement(w *bufio.Writer, i int, l []byte) error {
+	if i > 0 {
+		w.WriteByte(',')
 	}
-	return append(out, ']')
+	if !json.Valid(l) {
+		l, _ = json.Marshal(string(l))
+	}
+	_, err := w.Write(l)
+	return err
 }

@@ -59,6 +59,9 @@ type conn struct {
 	// gone ends when the connection's reader has stopped (the peer left, or
 	// the daemon stops), so a streaming request (pty.attach) ends with it.
 	gone context.Context
+	// peer is the connected process, as the kernel recorded it at connect; 0
+	// where the OS does not tell. Set at admit, before any request.
+	peer int
 
 	mu       sync.Mutex
 	stopping bool          // set when the daemon stops: reads end, answers still go out
@@ -303,7 +306,7 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 // stream is what a streaming request needs of the connection: its end, and
 // events carrying the request's id.
 func (c *conn) stream(id uint64) rowStream {
-	return rowStream{gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
+	return rowStream{peer: c.peer, gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
 }
 
 func (c *conn) answer(ctx context.Context, env wire.Envelope, run handler) {
@@ -346,10 +349,12 @@ func (c *conn) badFrame(id uint64, op, why string) {
 // nothing is served before both pass. A refused peer gets one hello_refused
 // frame, then the connection closes.
 func (c *conn) admit() (role string, admitted bool) {
-	if reason := c.d.checkPeer(c.nc); reason != "" {
+	pid, reason := c.d.checkPeer(c.nc)
+	if reason != "" {
 		c.refuseHello(0, wire.OpError, reason)
 		return "", false
 	}
+	c.peer = pid
 	c.setReadDeadline(time.Now().Add(c.d.helloWait))
 	env, err := c.r.Read()
 	if err != nil {

@@ -37,7 +37,7 @@ const probeWait = time.Second
 // lock has died. A daemon answering at path without the lock (another build) is
 // respected too.
 func listen(path string, log *slog.Logger) (*endpoint, error) {
-	if err := home.MkdirPrivate(filepath.Dir(path)); err != nil {
+	if err := socketFolder(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("prepare the socket folder: %w", err)
 	}
 	lock := socketLock(path)

@@ -13,6 +13,7 @@ import (
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/identity"
 	"github.com/sotcomm/sotd/internal/backoff"
+	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/topology"
 	"github.com/sotcomm/sotd/wire"
@@ -37,8 +38,9 @@ type network struct {
 	// and then filed is not reported silent.
 	offerWait time.Duration
 
-	shouldMu sync.Mutex
-	should   shouldLinked // shouldLink's last parse
+	hostsMu    sync.Mutex
+	hostsLast  parsedHosts       // hosts.toml's last parse
+	hostsFault logonce.Condition // hosts.toml does not read: said once, not at each handshake
 
 	// Set by prepare, before any request is served.
 	mgr    lockManager
@@ -175,40 +177,48 @@ func (n *network) down(c *link.Conn) {
 
 // pins asks hosts.toml, as it is now, which box a key is pinned to.
 func (n *network) pins(fp string) (string, bool) {
-	t, _, err := topology.Load(n.hosts)
-	if err != nil {
-		n.log.Warn("hosts.toml could not be read, so no box is admitted", "err", err)
+	p := n.hostsNow()
+	if p.err != nil {
+		n.hostsFault.Fail(n.log, slog.LevelWarn, "hosts.toml could not be read, so no box is admitted", p.err)
 		return "", false
 	}
-	return t.BoxWithKey(fp)
+	n.hostsFault.Clear(n.log, "hosts.toml reads again")
+	return p.t.BoxWithKey(fp)
 }
 
 // shouldLink lists the boxes that should hold a link, by hosts.toml as it is
-// now: parsed again only when the file changed, since the hub names those
-// boxes in its answer to each line for a handle no box holds, and parsing a
-// hosts.toml of 200 boxes for each was 80% of the hub's CPU for such lines.
-func (n *network) shouldLink() []string {
-	now := home.StampFollowing(n.hosts)
-	n.shouldMu.Lock()
-	defer n.shouldMu.Unlock()
-	if n.should.read && now.Same(n.should.stamp) {
-		return n.should.boxes
-	}
-	t, _, err := topology.Load(n.hosts)
-	if err != nil {
-		return nil
-	}
-	// Stamped before it was read: a change meanwhile is read again next time.
-	n.should = shouldLinked{stamp: now, boxes: t.ShouldLink(), read: true}
-	return n.should.boxes
-}
+// now.
+func (n *network) shouldLink() []string { return n.hostsNow().boxes }
 
-// shouldLinked is hosts.toml's ShouldLink as last parsed.
-type shouldLinked struct {
+// parsedHosts is hosts.toml as last parsed, or why it did not parse.
+type parsedHosts struct {
 	stamp home.Stamp
-	boxes []string
+	t     *topology.Topology
+	boxes []string // t.ShouldLink()
+	err   error
 	read  bool
 }
+
+// hostsNow is hosts.toml as it is now: parsed again only when the file changed
+// (by its stat). The hub asks it at every handshake, a refused one included, so
+// a peer that handshakes in a loop would have it parsed each time; and it names
+// the boxes that should link in its answer to each line for a handle no box
+// holds, where parsing a hosts.toml of 200 boxes was 80% of the hub's CPU.
+func (n *network) hostsNow() parsedHosts {
+	now := home.StampFollowing(n.hosts)
+	n.hostsMu.Lock()
+	defer n.hostsMu.Unlock()
+	if n.hostsLast.read && now.Same(n.hostsLast.stamp) {
+		return n.hostsLast
+	}
+	t, _, err := loadHosts(n.hosts)
+	// Stamped before it was read: a change meanwhile is read again next time.
+	n.hostsLast = parsedHosts{stamp: now, t: t, boxes: t.ShouldLink(), err: err, read: true}
+	return n.hostsLast
+}
+
+// loadHosts parses hosts.toml; a test counts the parses.
+var loadHosts = topology.Load
 
 // resolve is where a guest links, read again before every attempt, with the key
 // as it is on disk now.

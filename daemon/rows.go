@@ -319,6 +319,7 @@ func sortFirst(hs []string, first string) {
 
 // rowStream is a streaming op's side of its connection.
 type rowStream struct {
+	peer int                          // the asking process; 0 where the OS does not tell
 	gone context.Context              // ends when the client has left
 	emit func(op string, v any) error // sends an event with the request's id
 }
@@ -401,7 +402,7 @@ func (m *rowsManager) request(env wire.Envelope, st rowStream) (run handler, ok 
 	case wire.OpSessionWatch:
 		var req wire.SessionWatch
 		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.watchSession(req) }
+		run = func(context.Context) (any, error) { return m.watchSession(req, st.peer) }
 	default:
 		return nil, false, nil
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/backoff"
 	"github.com/sotcomm/sotd/presence"
 )
@@ -64,7 +63,7 @@ func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
 	}
 	var put []string
 	if !presence.Holds(e.lock) {
-		if err := home.MkdirPrivate(filepath.Dir(e.path)); err != nil {
+		if err := socketFolder(filepath.Dir(e.path)); err != nil {
 			return put, err
 		}
 		l := socketLock(e.path)

@@ -33,10 +33,14 @@ type sessionRecord struct {
 	Boot   string `json:"boot"`
 }
 
+// maxSessionRecord bounds a session record's read: four short fields.
+const maxSessionRecord = 4096
+
 // watchSession is session.watch: it checks the process itself, since a record
 // of the wrong one would stamp a handle live for as long as that one runs. The
-// peer is this daemon's own account (checked at hello).
-func (m *rowsManager) watchSession(req wire.SessionWatch) (wire.Done, error) {
+// peer, asker, is this daemon's own account (checked at hello), and the agent
+// it names must be its own (see checkAsker).
+func (m *rowsManager) watchSession(req wire.SessionWatch, asker int) (wire.Done, error) {
 	path, err := m.home.SessionRecord(m.host, req.Handle)
 	if err != nil {
 		return wire.Done{}, wire.Refuse(wire.CodeBadHandle, "%v", err)
@@ -58,6 +62,9 @@ func (m *rowsManager) watchSession(req wire.SessionWatch) (wire.Done, error) {
 		return wire.Done{}, wire.Refuse(wire.CodeBadRequest, "process %d started at %s, not %s: it is another process than the session's agent; @%s is not watched", req.PID, p.Start, req.Start, req.Handle)
 	case !ancestry.IsAgent(p):
 		return wire.Done{}, wire.Refuse(wire.CodeBadRequest, "process %d (%s) is not an agent (claude or codex), so its life says nothing of the session's; @%s is not watched", req.PID, baseArg0(p), req.Handle)
+	}
+	if err := checkAsker(p, asker, req.Handle); err != nil {
+		return wire.Done{}, err
 	}
 	doc, err := registry.Read(m.home)
 	if err != nil {
@@ -87,6 +94,35 @@ func (m *rowsManager) watchSession(req wire.SessionWatch) (wire.Done, error) {
 	return wire.Done{OK: true}, nil
 }
 
+// checkAsker refuses the watch of p unless p runs as this daemon's account and
+// is the asking process or one of its ancestors: any process named claude or
+// codex would otherwise do, another account's, or one a local user started
+// under that name to keep someone else's handle live for as long as it runs.
+// Where the OS does not tell the asker (asker 0), the socket's private folder
+// is the only gate, as at hello.
+func checkAsker(p ancestry.Proc, asker int, handle string) error {
+	if asker == 0 {
+		return nil
+	}
+	uid, err := procUID(p.PID)
+	if err != nil {
+		return wire.Refuse(wire.CodeBadRequest, "the account of process %d cannot be read (%v); @%s is not watched", p.PID, err, handle)
+	}
+	if uid != os.Getuid() {
+		return wire.Refuse(wire.CodeBadRequest, "process %d runs as uid %d, not as this daemon's account (uid %d); @%s is not watched", p.PID, uid, os.Getuid(), handle)
+	}
+	chain, err := ancestry.Walk(asker)
+	if err != nil {
+		return wire.Refuse(wire.CodeBadRequest, "the ancestry of the asking process %d cannot be read (%v); @%s is not watched", asker, err, handle)
+	}
+	for _, a := range chain {
+		if a.PID == p.PID && machine.Same(a.Start, p.Start) {
+			return nil
+		}
+	}
+	return wire.Refuse(wire.CodeBadRequest, "process %d is not an ancestor of the asking process %d: a session watches only its own agent; @%s is not watched", p.PID, asker, handle)
+}
+
 func baseArg0(p ancestry.Proc) string {
 	if len(p.Argv) == 0 {
 		return "unknown"
@@ -114,7 +150,7 @@ func (m *rowsManager) watchedSessions() ([]sessionRecord, error) {
 		}
 		path := filepath.Join(dir, name)
 		var rec sessionRecord
-		b, err := os.ReadFile(path)
+		b, err := m.home.ReadFile(path, maxSessionRecord)
 		if err == nil {
 			err = json.Unmarshal(b, &rec)
 		}

@@ -3,14 +3,22 @@
 package daemon
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -54,7 +62,7 @@ func TestSessionWatchStampsWhileTheAgentRuns(t *testing.T) {
 	r := newStampRig(t)
 	agent, req := startProc(t, "claude")
 	req.Handle = "carol"
-	if _, err := r.m.watchSession(req); err != nil {
+	if _, err := r.m.watchSession(req, req.PID); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := r.h.SessionRecord("box", "carol")
@@ -131,7 +139,7 @@ func TestSessionWatchRefusals(t *testing.T) {
 		{"a row's", with(agent, "Repo-box"), "is bound to row"},
 		{"not a handle", with(agent, "../x"), "not a handle"},
 	} {
-		_, err := r.m.watchSession(tc.req)
+		_, err := r.m.watchSession(tc.req, tc.req.PID)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -140,4 +148,156 @@ func TestSessionWatchRefusals(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("a refused watch left records: %v", entries)
 	}
+}
+
+// TestSessionRecordThroughASymlinkIsRefused: a record linked in from elsewhere
+// is never read through the link (whoever wrote its target would have a handle
+// stamped live); it is dropped with a warning that names the link.
+func TestSessionRecordThroughASymlinkIsRefused(t *testing.T) {
+	h := newHome(t)
+	logs := &testutil.SyncBuffer{}
+	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, nil)
+	_, req := startProc(t, "claude")
+	elsewhere := filepath.Join(t.TempDir(), "carol.json")
+	b, _ := json.Marshal(sessionRecord{Handle: "carol", PID: req.PID, Start: req.Start})
+	if err := os.WriteFile(elsewhere, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := h.SessionRecord("box", "carol")
+	if err := home.MkdirPrivate(filepath.Dir(rec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.watchedSessions()
+	if err != nil || len(got) != 0 {
+		t.Fatalf("watchedSessions = %v, %v; want none, the link refused", got, err)
+	}
+	if !strings.Contains(logs.String(), "carol.json is a symlink, not a regular file") {
+		t.Errorf("the refusal is not logged:\n%s", logs)
+	}
+	if _, err := os.Lstat(rec); !os.IsNotExist(err) {
+		t.Errorf("the link stays: %v", err)
+	}
+}
+
+// startAgentAbove runs a process named claude (a shell) with a child, as a
+// session's agent runs its comm command; it answers the agent as a watch
+// names it, and the child's pid, the asker a join would be.
+func startAgentAbove(t *testing.T) (wire.SessionWatch, int) {
+	t.Helper()
+	dir := t.TempDir()
+	link := filepath.Join(dir, "claude")
+	if err := os.Symlink("/bin/sh", link); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "child")
+	cmd := exec.Command(link, "-c", `sleep 300 & echo $! >"$0.tmp" && mv "$0.tmp" "$0"; wait`, pidFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	var child int
+	testutil.Eventually(t, 10*time.Second, "the agent's child to start", func() bool {
+		b, err := os.ReadFile(pidFile)
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && child > 0
+	})
+	tab, err := ancestry.OSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tab.Proc(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.SessionWatch{Handle: "carol", PID: p.PID, Start: p.Start}, child
+}
+
+// TestSessionWatchOnlyOfTheAskersOwnAgent: a session may have the daemon watch
+// only its own agent, an ancestor of the process that asks, running as the
+// daemon's account. Before, any process named claude or codex, of any account,
+// kept any handle live for as long as it ran: a watch from elsewhere, through
+// the socket as a join sends it, and one of another account's agent are
+// refused and write no record.
+func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
+	r := newStampRig(t)
+	agent, child := startAgentAbove(t)
+	if _, err := r.m.watchSession(agent, child); err != nil {
+		t.Fatalf("the watch of the asker's own agent: %v", err)
+	}
+	rec, _ := r.h.SessionRecord("box", "carol")
+	if err := os.Remove(rec); err != nil {
+		t.Fatalf("no record of the watched agent: %v", err)
+	}
+
+	// The test is the agent's parent, not its child: over the socket, where the
+	// daemon reads the asker from the connection, the watch is refused.
+	d := startOn(t, r.h)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var done wire.Done
+	err := d.dial(t).Call(ctx, wire.OpSessionWatch, agent, &done)
+	wantRefusal(t, err, wire.CodeBadRequest, fmt.Sprintf("process %d is not an ancestor of the asking process %d", agent.PID, os.Getpid()))
+
+	if os.Getuid() == 0 {
+		other := startAs(t, 4242)
+		other.Handle = "carol"
+		_, err := r.m.watchSession(other, other.PID)
+		if err == nil || !strings.Contains(err.Error(), "runs as uid 4242, not as this daemon's account") {
+			t.Errorf("the watch of another account's agent: %v, want it refused", err)
+		}
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("a refused watch left a record: %v", err)
+	}
+}
+
+// startAs runs a process named claude as uid, and answers it as a watch names
+// it.
+func startAs(t *testing.T, uid uint32) wire.SessionWatch {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	link := filepath.Join(dir, "claude")
+	if err := os.Symlink(sleep, link); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(link, "300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start a process as uid %d: %v", uid, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	tab, err := ancestry.OSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tab.Proc(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.SessionWatch{PID: p.PID, Start: p.Start}
 }

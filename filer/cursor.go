@@ -91,11 +91,15 @@ func laterThan(ts, stamp string) bool {
 	return err == nil && t.After(s)
 }
 
+// maxCursor bounds the read of a cursor or an offset index: each is one short
+// line.
+const maxCursor = 4096
+
 // readCursor reads path. No file, or an empty one, is the start of the inbox. A
 // file that does not parse is garbled, its parse error, and the reader recovers
 // the position from the offset index where it can (see resume).
 func readCursor(h home.Home, path string) (c Cursor, garbled, err error) {
-	b, err := h.ReadFile(path)
+	b, err := h.ReadFile(path, maxCursor)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Cursor{}, nil, nil
 	}

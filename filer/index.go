@@ -27,7 +27,7 @@ func (ix index) String() string {
 // which only means the next read counts lines from the start. A symlink or other
 // file that is not regular is refused: it is never read, nor replaced unasked.
 func readIndex(h home.Home, path string) (ix index, ok bool, err error) {
-	b, err := h.ReadFile(path)
+	b, err := h.ReadFile(path, maxCursor)
 	if errors.Is(err, home.ErrNotRegular) {
 		return index{}, false, fmt.Errorf("%w; nothing was read", err)
 	}

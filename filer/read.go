@@ -1,6 +1,7 @@
 package filer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,15 +14,20 @@ import (
 
 // Batch is what one read found past the cursor.
 type Batch struct {
-	Lines [][]byte // the new newline-terminated lines, without their newlines
-	Start int      // lines before Lines[0]: where the cursor resumed
+	Lines [][]byte // the new newline-terminated lines, without their newlines (ReadNew keeps them; ReadEach does not)
+	Start int      // lines before the first new one: where the cursor resumed
 	Notes []string // sentences for the reader, such as a step-back after a cut-back
 	Fault string   // a lock fault other than a held lock; the read ran unlocked
+	n     int      // new lines read
 	end   int64    // byte offset just past the last line read
+	last  string   // LineHash of the last line read
 	// recovered is the offset index a cursor that did not parse was recovered
 	// from; Commit rewrites the cursor from it even when no line is new.
 	recovered *index
 }
+
+// Len is how many new lines the read found.
+func (b Batch) Len() int { return b.n }
 
 // inboxPaths are a handle's per-handle files, each from home.HandlePath.
 type inboxPaths struct{ inbox, lock, cursor, index string }
@@ -69,23 +75,82 @@ func (f *Filer) mark(p inboxPaths) (mark, error) {
 // bounded by ReadWait. A lock still held at the bound wraps ErrBusy (try again);
 // any other lock fault is named in Batch.Fault and the read runs unlocked, covered
 // by the hashed cursor. It never writes the cursor: Commit does, once the batch is
-// shown.
+// shown. It keeps every line in Batch.Lines: a reader of an inbox that may be
+// large uses ReadEach, or Begin and Each.
 func (f *Filer) ReadNew(handle string) (Batch, error) {
-	b, _, _, err := f.read(handle, nil)
+	var lines [][]byte
+	b, err := f.ReadEach(handle, func(_ int, line []byte) error {
+		lines = append(lines, bytes.Clone(line))
+		return nil
+	})
+	b.Lines = lines
 	return b, err
 }
 
-// read is ReadNew, or, given a tally whose cursor is still the inbox's, the
+// ReadEach is ReadNew, handing each new line to visit in turn instead of
+// keeping it: Begin, then Each.
+func (f *Filer) ReadEach(handle string, visit func(i int, line []byte) error) (Batch, error) {
+	r, _, _, err := f.begin(handle, nil)
+	if err != nil {
+		return Batch{}, err
+	}
+	return r.Each(visit)
+}
+
+// Reading is a read Begin started: Batch holds where it resumes (Start), its
+// notes and lock fault; Each reads its lines.
+type Reading struct {
+	Batch
+	handle string
+	src    span
+}
+
+// Begin starts a read of the lines past handle's cursor, as ReadNew reads
+// them, and reads none yet: the caller can show the notes before the lines.
+// The lock is held only while the read finds where it resumes and how long the
+// inbox is; the lines before that length, which a writer never changes (it
+// only appends, and cuts back only an unterminated last line), are read by
+// Each after it is let go, so a slow reader never holds off a writer. Each
+// must be called, to close the inbox.
+func (f *Filer) Begin(handle string) (*Reading, error) {
+	r, _, _, err := f.begin(handle, nil)
+	return r, err
+}
+
+// Each hands every new line to visit in turn (i counts from 0: the line's
+// number in the inbox is Start+i+1), keeping none: line is valid only until
+// visit returns. An error from visit ends the read and is returned. The batch
+// it answers is for Commit, without Lines.
+func (r *Reading) Each(visit func(i int, line []byte) error) (Batch, error) {
+	defer r.src.close()
+	b := r.Batch
+	if err := r.src.each(&b, r.handle, visit); err != nil {
+		return Batch{}, err
+	}
+	return b, nil
+}
+
+// read is ReadEach, or, given a tally whose cursor is still the inbox's, the
 // lines after the last one the tally counted, when the inbox still holds that
 // line where it was (continued). cur is the cursor read from.
-func (f *Filer) read(handle string, t *Tally) (b Batch, cur Cursor, continued bool, err error) {
-	p, err := f.paths(handle)
+func (f *Filer) read(handle string, t *Tally, visit func(int, []byte) error) (b Batch, cur Cursor, continued bool, err error) {
+	r, cur, continued, err := f.begin(handle, t)
 	if err != nil {
 		return Batch{}, Cursor{}, false, err
 	}
+	b, err = r.Each(visit)
+	return b, cur, continued, err
+}
+
+// begin is Begin, going on after t's lines when t continues (see read).
+func (f *Filer) begin(handle string, t *Tally) (r *Reading, cur Cursor, continued bool, err error) {
+	p, err := f.paths(handle)
+	if err != nil {
+		return nil, Cursor{}, false, err
+	}
 	m, err := f.mark(p)
 	if err != nil {
-		return Batch{}, Cursor{}, false, err
+		return nil, Cursor{}, false, err
 	}
 	var past *index
 	if t.continues(m) {
@@ -97,16 +162,16 @@ func (f *Filer) read(handle string, t *Tally) (b Batch, cur Cursor, continued bo
 	if err != nil {
 		var held *lockHeldError
 		if errors.As(err, &held) {
-			return Batch{}, Cursor{}, false, err
+			return nil, Cursor{}, false, err
 		}
 		fault = err.Error() + "; the inbox was read without it"
 	}
-	b, fresh, continued, err := readInbox(f.Home, p.inbox, handle, m, past)
+	src, b, fresh, continued, err := placeInbox(f.Home, p.inbox, handle, m, past)
 	if lk.fl != nil {
 		lk.release()
 	}
 	if err != nil {
-		return Batch{}, Cursor{}, false, err
+		return nil, Cursor{}, false, err
 	}
 	b.Fault = fault
 	if fresh != nil {
@@ -114,7 +179,7 @@ func (f *Filer) read(handle string, t *Tally) (b Batch, cur Cursor, continued bo
 			f.log().Warn("read offset index not kept", "handle", handle, "err", err)
 		}
 	}
-	return b, m.cur, continued, nil
+	return &Reading{Batch: b, handle: handle, src: src}, m.cur, continued, nil
 }
 
 // Commit writes the cursor past b's last line, from the bytes read (never from the
@@ -124,8 +189,8 @@ func (f *Filer) read(handle string, t *Tally) (b Batch, cur Cursor, continued bo
 func (f *Filer) Commit(handle string, b Batch) error {
 	var ix index
 	switch {
-	case len(b.Lines) > 0:
-		ix = index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	case b.n > 0:
+		ix = index{count: b.Start + b.n, off: b.end, hash: b.last}
 	case b.recovered != nil:
 		ix = *b.recovered
 	default:
@@ -144,54 +209,93 @@ func (f *Filer) Commit(handle string, b Batch) error {
 	return nil
 }
 
-// readInbox finds where m resumes and reads every complete line after it, or
-// after past instead when past is set and the inbox holds it (continued). fresh
-// is an offset index to keep when the read had to count lines to agree with the
-// cursor.
-func readInbox(h home.Home, path, handle string, m mark, past *index) (b Batch, fresh *index, continued bool, err error) {
-	var r io.ReaderAt = emptyFile{}
-	var size int64
+// span is the part of an inbox a read shows: from where it resumes to the
+// length the inbox had when the read found that place.
+type span struct {
+	r     io.ReaderAt
+	inbox *os.File // nil when there is no inbox
+	from  int64
+	size  int64
+}
+
+func (s span) close() {
+	if s.inbox != nil {
+		s.inbox.Close()
+	}
+}
+
+// placeInbox finds where m resumes, or past instead when past is set and the
+// inbox holds it (continued), and opens the span of lines after it; it keeps
+// none of them. fresh is an offset index to keep when the read had to count
+// lines to agree with the cursor. b holds the place and the notes.
+func placeInbox(h home.Home, path, handle string, m mark, past *index) (src span, b Batch, fresh *index, continued bool, err error) {
+	src.r = emptyFile{}
 	// A folder opens too, and seeking its end answers a size no read can fill;
 	// only a regular file is an inbox, and OpenFile refuses anything else.
 	inbox, err := h.OpenFile(path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		err = nil // no inbox yet: no lines
 	case errors.Is(err, home.ErrNotRegular):
-		return Batch{}, nil, false, fmt.Errorf("%w; nothing was read", err)
+		return span{}, Batch{}, nil, false, fmt.Errorf("%w; nothing was read", err)
 	case err != nil:
-		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
+		return span{}, Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be opened (%v); nothing was read", handle, bareErr(err))
 	default:
-		defer inbox.Close()
-		if size, err = inbox.Seek(0, io.SeekEnd); err != nil {
-			return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
+		src.r, src.inbox = inbox, inbox
+		if src.size, err = inbox.Seek(0, io.SeekEnd); err != nil {
+			src.close()
+			return span{}, Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be measured (%v); nothing was read", handle, bareErr(err))
 		}
-		r = inbox
 	}
 	var at place
 	var notes []string
 	var recovered *index
 	if past != nil {
-		if continued, err = past.holds(r, size); err != nil {
-			return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
-		}
+		continued, err = past.holds(src.r, src.size)
 	}
 	switch {
+	case err != nil:
 	case continued:
 		at = place{past.count, past.off}
 	case m.garbled != nil:
-		at, recovered, notes, err = recoverPlace(r, size, m)
+		at, recovered, notes, err = recoverPlace(src.r, src.size, m)
 	default:
-		at, fresh, notes, err = resume(r, size, m.cur, m.ix, m.haveIx, handle)
+		at, fresh, notes, err = resume(src.r, src.size, m.cur, m.ix, m.haveIx, handle)
 	}
 	if err != nil {
-		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+		src.close()
+		return span{}, Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
 	}
-	rest := make([]byte, size-at.off)
-	if _, err := r.ReadAt(rest, at.off); err != nil && !errors.Is(err, io.EOF) {
-		return Batch{}, nil, false, fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+	src.from = at.off
+	return src, Batch{Start: at.count, Notes: notes, end: at.off, recovered: recovered}, fresh, continued, nil
+}
+
+// each hands every complete line of s to visit in turn, keeping none, and
+// records in b how many there were, where the last ends and its hash.
+func (s span) each(b *Batch, handle string, visit func(int, []byte) error) error {
+	sc := newLineScanner(io.NewSectionReader(s.r, s.from, s.size-s.from))
+	var lastStart int64
+	for sc.next() {
+		if err := visit(b.n, sc.line); err != nil {
+			return err
+		}
+		b.n++
+		lastStart = s.from + sc.end - int64(len(sc.line)) - 1
 	}
-	lines, used := splitLines(rest)
-	return Batch{Lines: lines, Start: at.count, Notes: notes, end: at.off + int64(used), recovered: recovered}, fresh, continued, nil
+	if sc.err != nil {
+		return fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(sc.err))
+	}
+	b.end = s.from + sc.end
+	if b.n == 0 {
+		return nil
+	}
+	// Hashed once, read back, rather than kept or hashed line by line.
+	last := make([]byte, b.end-1-lastStart)
+	if _, err := s.r.ReadAt(last, lastStart); err != nil {
+		return fmt.Errorf("the inbox for @%s could not be read (%v); nothing was read", handle, bareErr(err))
+	}
+	b.last = LineHash(last)
+	return nil
 }
 
 // place is a position in the inbox: count lines lie before byte off.

@@ -2,7 +2,6 @@ package filer
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -43,18 +42,4 @@ func (s *lineScanner) next() bool {
 		s.line = frag[:len(frag)-1]
 		return true
 	}
-}
-
-// splitLines cuts b into its newline-terminated lines (without the newlines) and
-// returns how many bytes they take; bytes after the last newline are left out.
-func splitLines(b []byte) (lines [][]byte, used int) {
-	for used < len(b) {
-		i := bytes.IndexByte(b[used:], '\n')
-		if i < 0 {
-			break
-		}
-		lines = append(lines, b[used:used+i])
-		used += i + 1
-	}
-	return lines, used
 }

@@ -2,9 +2,8 @@ package filer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -26,28 +25,30 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, _, _, err := readInbox(f.Home, p.inbox, handle, m, nil)
+	src, b, _, _, err := placeInbox(f.Home, p.inbox, handle, m, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := f.Home.ReadFile(p.inbox)
-	if errors.Is(err, fs.ErrNotExist) {
+	defer src.close()
+	if max <= 0 {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(err))
-	}
-	lines, _ := splitLines(raw)
+	// Streamed from the first line, keeping only the last max receipts: an
+	// inbox may be far larger than what is shown of it.
 	var out []Receipt
-	for i, l := range lines {
+	s := newLineScanner(io.NewSectionReader(src.r, 0, src.size))
+	for i := 0; s.next(); i++ {
 		var ln Line
-		if json.Unmarshal(l, &ln) != nil || ln.From != sender {
+		if json.Unmarshal(s.line, &ln) != nil || ln.From != sender {
 			continue
+		}
+		if len(out) == max {
+			out = append(out[:0], out[1:]...)
 		}
 		out = append(out, Receipt{Line: ln, Read: i < b.Start})
 	}
-	if len(out) > max {
-		out = out[len(out)-max:]
+	if s.err != nil {
+		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(s.err))
 	}
 	return out, nil
 }

@@ -175,26 +175,25 @@ func shallow(b []byte) bool {
 	return true
 }
 
-// CountUnread counts the lines of b that IsUnread counts for handle.
-func CountUnread(b Batch, handle string) int {
-	n := 0
-	for _, l := range b.Lines {
-		if IsUnread(l, handle) {
-			n++
+// counter is a ReadEach visit that counts the lines IsUnread counts for
+// handle, keeping none.
+func counter(handle string, n *int) func(int, []byte) error {
+	return func(_ int, line []byte) error {
+		if IsUnread(line, handle) {
+			*n++
 		}
+		return nil
 	}
-	return n
 }
 
-// Unread counts handle's unread lines past its cursor, reading as ReadNew does and
-// never writing the cursor. A caller that must name a lock fault calls ReadNew and
-// CountUnread itself.
+// Unread counts handle's unread lines past its cursor, reading as ReadEach does,
+// keeping no line, and never writing the cursor.
 func (f *Filer) Unread(handle string) (int, error) {
-	b, err := f.ReadNew(handle)
-	if err != nil {
+	var n int
+	if _, err := f.ReadEach(handle, counter(handle, &n)); err != nil {
 		return 0, err
 	}
-	return CountUnread(b, handle), nil
+	return n, nil
 }
 
 // Tally is Unread's count kept from one count to the next, so that counting
@@ -224,18 +223,18 @@ func (t *Tally) continues(m mark) bool {
 // past the cursor is counted, as Unread does. The inbox is read as ReadNew
 // reads it, and the cursor is never written.
 func (f *Filer) Recount(handle string, t Tally) (Tally, error) {
-	b, cur, continued, err := f.read(handle, &t)
+	var n int
+	b, cur, continued, err := f.read(handle, &t, counter(handle, &n))
 	if err != nil {
 		return Tally{}, err
 	}
-	n := CountUnread(b, handle)
 	if continued {
 		n += t.N
 	}
 	next := Tally{N: n}
 	switch {
-	case len(b.Lines) > 0:
-		next.cur, next.past = cur, index{count: b.Start + len(b.Lines), off: b.end, hash: LineHash(b.Lines[len(b.Lines)-1])}
+	case b.n > 0:
+		next.cur, next.past = cur, index{count: b.Start + b.n, off: b.end, hash: b.last}
 	case continued:
 		next.cur, next.past = t.cur, t.past
 	}

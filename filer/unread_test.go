@@ -86,7 +86,7 @@ func TestRecount(t *testing.T) {
 	var tally Tally
 	step := func(what string, wantContinued bool) {
 		t.Helper()
-		_, _, continued, err := f.read(h, &tally)
+		_, _, continued, err := f.read(h, &tally, func(int, []byte) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,3 +9,7 @@ import "golang.org/x/sys/windows"
 // link is then opened, not followed, and the descriptor's stat reports it as a
 // symlink (or irregular, for a junction), which CheckRegular refuses.
 const NoFollow = windows.FILE_FLAG_OPEN_REPARSE_POINT
+
+// nonBlock is nothing here: a named pipe is not a file in a folder, so no open
+// of the home's files can wait on one.
+const nonBlock = 0

@@ -2,6 +2,7 @@ package home
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -28,13 +29,20 @@ func (e *notRegularError) Error() string {
 
 func (e *notRegularError) Unwrap() error { return ErrNotRegular }
 
+// ErrTooLarge is wrapped by the refusal of a home file longer than its reader
+// allows.
+var ErrTooLarge = errors.New("too large")
+
 // OpenFile opens path, one of the home's own files, as os.OpenFile does, but
 // never through a symlink at its last element, and only when the descriptor it
 // opened is a regular file: a link planted in the home would otherwise have an
-// append cut back and extend a file elsewhere, or a lock create one. A file that
-// does not exist is the OS's own error, so fs.ErrNotExist still matches.
+// append cut back and extend a file elsewhere, or a lock create one. The open
+// does not block, so a FIFO planted in a file's place is refused at once
+// instead of holding the caller (and a daemon's stop) until a writer comes. A
+// file that does not exist is the OS's own error, so fs.ErrNotExist still
+// matches.
 func (h Home) OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|NoFollow, perm)
+	f, err := os.OpenFile(path, flag|NoFollow|nonBlock, perm)
 	if err != nil {
 		return nil, h.OpenError(path, err)
 	}
@@ -45,22 +53,40 @@ func (h Home) OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error
 	return f, nil
 }
 
-// ReadFile reads a home file whole, opened as OpenFile opens it.
-func (h Home) ReadFile(path string) ([]byte, error) {
+// ReadFile reads a home file whole, opened as OpenFile opens it, and refuses
+// one longer than max bytes: every home file has a size its own writer never
+// passes, and a larger one planted there must not take the reader's memory.
+func (h Home) ReadFile(path string, max int64) ([]byte, error) {
 	f, err := h.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return h.ReadMax(path, f, max)
+}
+
+// ReadMax reads r, the open file at path, to its end, but refuses it (wrapping
+// ErrTooLarge) once it is longer than max bytes.
+func (h Home) ReadMax(path string, r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is longer than the %d bytes sotd ever writes there, so it is %w to read; move it aside and retry", h.Name(path), max, ErrTooLarge)
+	}
+	return b, nil
 }
 
 // OpenError is err, an open of path with NoFollow that failed, or the refusal
-// that names path a symlink when that is why: Unix answers ELOOP (EMLINK on
-// FreeBSD) rather than saying so.
+// that names path a symlink or a special file when that is why: Unix answers
+// ELOOP (EMLINK on FreeBSD) for a symlink, and ENXIO for a FIFO opened to write
+// with no reader, rather than saying so.
 func (h Home) OpenError(path string, err error) error {
-	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return &notRegularError{name: h.Name(path), what: "a symlink"}
+	if fi, lerr := os.Lstat(path); lerr == nil {
+		if ne := h.irregular(path, fi.Mode()); ne != nil && !fi.IsDir() {
+			return ne
+		}
 	}
 	return err
 }
@@ -73,7 +99,14 @@ func (h Home) CheckRegular(path string, stat func() (fs.FileInfo, error)) error 
 	if err != nil {
 		return err
 	}
-	m := fi.Mode()
+	if ne := h.irregular(path, fi.Mode()); ne != nil {
+		return ne
+	}
+	return nil
+}
+
+// irregular is the refusal of path, of mode m, or nil when m is a regular file.
+func (h Home) irregular(path string, m fs.FileMode) *notRegularError {
 	switch {
 	case m.IsRegular():
 		return nil
@@ -81,6 +114,8 @@ func (h Home) CheckRegular(path string, stat func() (fs.FileInfo, error)) error 
 		return &notRegularError{name: h.Name(path), what: "a symlink"}
 	case m.IsDir():
 		return &notRegularError{name: h.Name(path), what: "a folder"}
+	case m&fs.ModeNamedPipe != 0:
+		return &notRegularError{name: h.Name(path), what: "a FIFO"}
 	}
 	return &notRegularError{name: h.Name(path), what: "a special file (" + m.Type().String() + ")"}
 }

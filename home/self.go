@@ -94,11 +94,15 @@ func (h Home) SelfPath(host string, slot Slot) string {
 
 // ReadSelf reads slot's pin; ok is false when there is none.
 func (h Home) ReadSelf(host string, slot Slot) (s Self, ok bool, err error) {
-	return readSelf(h.SelfPath(host, slot))
+	return h.readSelf(h.SelfPath(host, slot))
 }
 
-func readSelf(p string) (s Self, ok bool, err error) {
-	b, err := os.ReadFile(p)
+// maxSelf bounds a self file's read: a handle and three lines, each a path at
+// most.
+const maxSelf = 64 << 10
+
+func (h Home) readSelf(p string) (s Self, ok bool, err error) {
+	b, err := h.ReadFile(p, maxSelf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Self{}, false, nil
 	}
@@ -178,7 +182,7 @@ func (h Home) PrivateSelves(host string) ([]PrivateSelf, error) {
 		if key, ok = strings.CutSuffix(key, ".txt"); !ok || key == "" {
 			continue
 		}
-		s, ok, err := readSelf(filepath.Join(dir, e.Name()))
+		s, ok, err := h.readSelf(filepath.Join(dir, e.Name()))
 		if err != nil || !ok {
 			continue
 		}

@@ -112,7 +112,14 @@ func (c *stopCheck) look() bool {
 		c.note("sotd hook stop: stop_at for @%s not stamped: %v", me, err)
 	}
 
-	b, err := filer.New(s.Home).ReadNew(me)
+	// Counted as read, keeping no line: an inbox may be large.
+	unread, last := 0, filer.Cursor{}
+	b, err := filer.New(s.Home).ReadEach(me, func(i int, l []byte) error {
+		if filer.IsUnread(l, me) {
+			unread, last = unread+1, filer.Cursor{Count: i + 1, Hash: filer.LineHash(l)}
+		}
+		return nil
+	})
 	switch {
 	case errors.Is(err, filer.ErrBusy):
 		c.notes = append(c.notes, fmt.Sprintf("sotd: the inbox for @%s was being written, so its mail was not counted (no turn is held for it); run comm-poll.sh (or sotd poll) to read it.", me))
@@ -120,11 +127,8 @@ func (c *stopCheck) look() bool {
 		c.faults = append(c.faults, fmt.Sprintf("WARNING: the unread count for @%s failed (%v) — run comm-poll.sh (or sotd poll) to read your mail", me, err))
 	default:
 		c.lock = b.Fault
-		for i, l := range b.Lines {
-			if filer.IsUnread(l, me) {
-				c.unread++
-				c.last = filer.Cursor{Count: b.Start + i + 1, Hash: filer.LineHash(l)}
-			}
+		if unread > 0 {
+			c.unread, c.last = unread, filer.Cursor{Count: b.Start + last.Count, Hash: last.Hash}
 		}
 	}
 	return true

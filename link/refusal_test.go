@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,5 +115,31 @@ func TestDialFallsBackToWebSocketOnlyWhenQUICDoesNotGetThrough(t *testing.T) {
 	_, err = Dial(ctx, Config{Box: "guest", Log: h.log.Logger()}, refused)
 	if !errors.Is(err, ErrRefused) || contains(h.log.String(), "trying WebSocket") {
 		t.Fatalf("a refusal over QUIC: %v; want ErrRefused and no WebSocket try", err)
+	}
+}
+
+// TestRefusedHandshakesInALoopWarnOnce: anyone who reaches the hub's port can
+// be refused over and over; the hub says so at Warn once, the rest at Debug,
+// rather than a Warn line per handshake.
+func TestRefusedHandshakesInALoopWarnOnce(t *testing.T) {
+	hid, stranger := newID(t, "hub"), newID(t, "stranger")
+	h := startHub(t, hid, map[string]string{}, Config{})
+	const tries = 10
+	for range tries {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Dial(ctx, Config{Box: "stranger"}, h.target(stranger))
+		cancel()
+		if !errors.Is(err, ErrRefused) {
+			t.Fatalf("a stranger's dial: %v, want it refused", err)
+		}
+	}
+	count := func(level string) int {
+		return strings.Count(h.log.String(), "level="+level+` msg="link refused"`)
+	}
+	if !testutil.Within(5*time.Second, func() bool { return count("WARN")+count("DEBUG") >= tries }) {
+		t.Fatalf("the hub logged %d refusals at Warn and %d at Debug, want %d in all:\n%s", count("WARN"), count("DEBUG"), tries, h.log.String())
+	}
+	if n := count("WARN"); n != 1 {
+		t.Errorf("%d refusals logged at Warn within %s, want 1:\n%s", n, refusedEvery, h.log.String())
 	}
 }

@@ -11,11 +11,13 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/quic-go/quic-go"
 
 	"github.com/sotcomm/sotd/identity"
+	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -53,6 +55,18 @@ type Server struct {
 	closeOnce sync.Once
 	closeErr  error
 	stopped   sync.Once // the listener's failure is said once, not by every acceptor
+	// refusals logs a refused link at Warn once a refusedEvery at most:
+	// anyone who reaches the port can be refused in a loop.
+	refusals logonce.Every
+}
+
+// refusedEvery is how often a refused link is logged at Warn at most; the
+// others go at Debug, and the next at Warn counts them.
+const refusedEvery = 30 * time.Second
+
+// refused logs a refused link.
+func (s *Server) refused(attrs ...any) {
+	s.refusals.Log(s.cfg.Log, slog.LevelWarn, "link refused", attrs...)
 }
 
 // Listen starts the hub's link listeners: QUIC on cfg.Addr, and WebSocket over
@@ -66,7 +80,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		cfg.Box = cfg.Identity.Box
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, accepted: make(chan *Conn)}
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, accepted: make(chan *Conn), refusals: logonce.Every{Period: refusedEvery}}
 	s.tls = s.tlsConfig()
 	if err := s.listenQUIC(); err != nil {
 		cancel()
@@ -96,7 +110,7 @@ func (s *Server) tlsConfig() *tls.Config {
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
 			err := base.VerifyConnection(cs)
 			if err != nil {
-				s.cfg.Log.Warn("link refused", "from", from, "why", err.Error())
+				s.refused("from", from, "why", err.Error())
 			}
 			return err
 		}
@@ -263,7 +277,7 @@ func (s *Server) admitQUIC(qc *quic.Conn) {
 	control, err := qc.AcceptStream(ctx)
 	cancel()
 	if err != nil {
-		s.cfg.Log.Warn("link refused", "box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s: %v", wire.HelloWait, err))
+		s.refused("box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s: %v", wire.HelloWait, err))
 		qc.CloseWithError(quic.ApplicationErrorCode(closeRefused), "no control stream")
 		return
 	}
@@ -303,7 +317,7 @@ func (s *Server) boxOf(cs tls.ConnectionState, from string) (string, bool) {
 		}
 		err = fmt.Errorf("no box in hosts.toml is pinned to key %s", fp)
 	}
-	s.cfg.Log.Warn("link refused", "from", from, "why", err.Error())
+	s.refused("from", from, "why", err.Error())
 	return "", false
 }
 

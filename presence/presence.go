@@ -99,7 +99,7 @@ func takeShared(h home.Home) (*flock.Flock, error) {
 // is not this process (tests run several daemons in one, which the socket's
 // lock sets apart). A record that does not parse names nobody.
 func (p *Presence) other() (reglock.Holder, bool, error) {
-	b, err := p.h.ReadFile(p.record)
+	b, err := p.h.ReadFile(p.record, reglock.MaxRecord)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return reglock.Holder{}, false, nil

@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -22,7 +21,7 @@ var retryPause = [readRetries]time.Duration{0, 100 * time.Millisecond, 100 * tim
 // Every failure wraps ErrUnreadable; a missing file also wraps fs.ErrNotExist.
 func Read(h home.Home) (*Doc, error) {
 	path := h.Registry()
-	b, err := readBytes(path)
+	b, err := readBytes(h, path)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +43,18 @@ func Lookup(h home.Home, name string) (e *Entry, present bool, err error) {
 	return e, present, nil
 }
 
+// maxRegistry bounds a registry read: thousands of sessions' rows take a
+// fraction of it.
+const maxRegistry = 64 << 20
+
 // readBytes is the one read under every registry read and write. A missing file is
 // told at the first open, never by a stat. A try that failed (any other open error,
 // a read error even after some bytes, which are dropped, or zero bytes) is retried;
 // non-empty bytes read whole are returned, parseable or not, and never retried.
-func readBytes(path string) ([]byte, error) {
+func readBytes(h home.Home, path string) ([]byte, error) {
 	var why error
 	for try := 0; ; try++ {
-		b, err := readOnce(path)
+		b, err := readOnce(h, path)
 		switch {
 		case err == nil && len(b) > 0:
 			return b, nil
@@ -66,19 +69,22 @@ func readBytes(path string) ([]byte, error) {
 			return nil, fmt.Errorf("%w: %v (tried %d times)", ErrUnreadable, why, try+1)
 		}
 		fsys.sleep(retryPause[try])
-		if d, err := fsys.open(filepath.Dir(path)); err == nil {
+		if d, err := fsys.openDir(filepath.Dir(path)); err == nil {
 			d.Close()
 		}
 	}
 }
 
-func readOnce(path string) ([]byte, error) {
-	f, err := fsys.open(path)
+func readOnce(h home.Home, path string) ([]byte, error) {
+	f, err := fsys.open(h, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := h.ReadMax(path, f, maxRegistry)
+	if errors.Is(err, home.ErrTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/home"
 )
 
 // try is what one open of the registry gives in a scripted read.
@@ -69,11 +71,11 @@ func TestReadRetriesAFailedRead(t *testing.T) {
 			var opens, dirOpens int
 			var slept time.Duration
 			fsys.sleep = func(d time.Duration) { slept += d }
-			fsys.open = func(p string) (io.ReadCloser, error) {
-				if p != h.Registry() {
-					dirOpens++
-					return os.Open(p)
-				}
+			fsys.openDir = func(p string) (io.Closer, error) {
+				dirOpens++
+				return os.Open(p)
+			}
+			fsys.open = func(_ home.Home, p string) (io.ReadCloser, error) {
 				tr := tc.tries[opens]
 				opens++
 				if tr.openErr != nil {

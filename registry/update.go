@@ -72,7 +72,7 @@ func UpdateWith(h home.Home, opt reglock.Options, fn func(*Doc) error) error {
 // registry.json, flush the folder. It runs under the lock, so the tmp name is one.
 func replace(h home.Home, fn func(*Doc) error) error {
 	path := h.Registry()
-	old, err := readBytes(path)
+	old, err := readBytes(h, path)
 	if err != nil {
 		return &UpdateError{reasonNotWritten, err}
 	}

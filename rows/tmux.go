@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -99,9 +100,17 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	if err := home.MkdirPrivate(t.dir); err != nil {
 		return RowInfo{}, err
 	}
-	stored, err := json.Marshal(spec)
+	// The spec's environment may hold secrets (an API key): it is kept out of
+	// the spec tmux stores, which any client of the server reads back.
+	kept := spec
+	kept.Env = nil
+	stored, err := json.Marshal(kept)
 	if err != nil {
 		return RowInfo{}, fmt.Errorf("encode the spec of row %s: %w", spec.ID, err)
+	}
+	envFile, err := t.writeEnv(spec)
+	if err != nil {
+		return RowInfo{}, err
 	}
 	newSession := []string{"new-session", "-d", "-s", spec.ID,
 		"-x", strconv.Itoa(t.opt.Cols), "-y", strconv.Itoa(t.opt.Rows)}
@@ -109,13 +118,18 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 		newSession = append(newSession, "-c", tmuxFormatText(spec.Cwd))
 	}
 	for _, kv := range spec.rowEnv() {
-		newSession = append(newSession, "-e", kv)
+		if isIdentity(kv) {
+			newSession = append(newSession, "-e", kv)
+		}
 	}
 	// tmux hands a one-word command to sh -c, which would split a path with a
 	// space in it; this exec keeps argv exactly as given, whatever its length,
-	// and leaves no shell behind.
-	newSession = append(newSession, "--", "/bin/sh", "-c", `exec "$0" "$@"`)
-	newSession = append(newSession, spec.Argv...)
+	// and leaves no shell behind. First the shell reads the row's environment
+	// from envFile and removes it: given with -e, every value would stay on
+	// the command line of the tmux server this client starts, which every
+	// local account can read in /proc for as long as the server runs.
+	newSession = append(newSession, "--", "/bin/sh", "-c", `. "$1" && rm -f -- "$1" && shift && exec "$0" "$@"`, spec.Argv[0], envFile)
+	newSession = append(newSession, spec.Argv[1:]...)
 
 	cmds := append(serverSetup(), newSession,
 		// The window keeps its size when a person attaches. Set per window: tmux
@@ -132,6 +146,7 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	}
 	out, err := t.srv.runWith(path, cmds...)
 	if err != nil {
+		os.Remove(envFile)
 		if !errors.Is(err, ErrRowExists) {
 			// A session made before a later command failed has no spec and
 			// would stay a stray no daemon owns.
@@ -149,6 +164,29 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	t.mu.Unlock()
 	return t.info(p), nil
 }
+
+// writeEnv writes the environment spec's row adds to the server's, less its
+// identity (given with -e: no secret), as shell assignments the row's shell
+// reads once and removes: a 0600 file in the server's private folder, never
+// on a command line.
+func (t *Tmux) writeEnv(spec Spec) (string, error) {
+	var b strings.Builder
+	for _, kv := range spec.rowEnv() {
+		if !isIdentity(kv) {
+			k, v, _ := strings.Cut(kv, "=")
+			b.WriteString("export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n")
+		}
+	}
+	path := t.envFile(spec.ID)
+	os.Remove(path) // a crashed start's; the row id is this start's
+	if err := home.WriteNew(path, []byte(b.String()), func(*os.File) error { return nil }); err != nil {
+		return "", fmt.Errorf("start row %s: write its environment to %s: %w", spec.ID, path, err)
+	}
+	return path, nil
+}
+
+// envFile is where row id's environment waits for its shell.
+func (t *Tmux) envFile(id string) string { return filepath.Join(t.dir, id+".env") }
 
 // Info implements Backend.
 func (t *Tmux) Info(id string) (RowInfo, error) {

@@ -3,6 +3,7 @@ package rows
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -71,6 +72,8 @@ func (t *Tmux) Remove(id string) error {
 	if _, err := t.srv.run([]string{"kill-session", "-t", target(id)}); err != nil && !errors.Is(err, ErrNoRow) && !errors.Is(err, errNoServer) {
 		return fmt.Errorf("remove row %s: %w", id, err)
 	}
+	// Left only when the row's shell failed before reading it.
+	os.Remove(t.envFile(id))
 	t.mu.Lock()
 	delete(t.rows, id)
 	t.removed[id] = true

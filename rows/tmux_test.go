@@ -181,3 +181,44 @@ func TestTmuxSpawnWordsAreNotTmuxCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestTmuxRowEnvironmentStaysOffCommandLines: a secret given in a row's
+// environment reaches its program, but no process's command line on the box
+// (the tmux server's is the client's that started it, kept for as long as
+// the server runs, and /proc shows it to every account), nor the spec tmux
+// keeps with the row, nor a file left in the home holds it.
+func TestTmuxRowEnvironmentStaysOffCommandLines(t *testing.T) {
+	needTmux(t)
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc to read command lines from")
+	}
+	h := tmuxHome(t)
+	b := newTmuxAt(t, h, rows.Options{})
+	const secret = "sk-test-'quoted' $(not run) ;#{x}"
+	out := filepath.Join(t.TempDir(), "seen")
+	started, err := b.Start(rows.Spec{Label: "Repo", Agent: rows.Other,
+		Argv: []string{"/bin/sh", "-c", `printf '%s' "$API_KEY" >"$0.tmp" && mv "$0.tmp" "$0"; exec sleep 300`, out},
+		Env:  []string{"API_KEY=" + secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.WaitFile(t, out, secret, wait)
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "sk-test-") {
+			t.Errorf("%s holds the row's secret: %q", p, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	spec, err := exec.Command("tmux", "-S", b.Socket(), "show-options", "-t", started.Spec.ID, "@sot_spec").CombinedOutput()
+	if err != nil || !strings.Contains(string(spec), started.Spec.ID) || strings.Contains(string(spec), "sk-test-") {
+		t.Errorf("the row's stored spec %q (%v): want it without the secret", spec, err)
+	}
+	filepath.WalkDir(h.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-test-") {
+				t.Errorf("%s holds the row's secret after the row started", p)
+			}
+		}
+		return nil
+	})
+}

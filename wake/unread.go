@@ -14,19 +14,20 @@ import (
 // refilled to the same length is not taken for the old batch.
 func FilerUnread(f *filer.Filer) func(handle string) (int, string, error) {
 	return func(handle string) (int, string, error) {
-		b, err := f.ReadNew(handle)
+		// Counted as read, keeping no line: an inbox may be large.
+		n, last, hash := 0, -1, ""
+		b, err := f.ReadEach(handle, func(i int, line []byte) error {
+			if filer.IsUnread(line, handle) {
+				n, last, hash = n+1, i, filer.LineHash(line)
+			}
+			return nil
+		})
 		if err != nil {
 			return 0, "", err
-		}
-		n, last := 0, -1
-		for i, line := range b.Lines {
-			if filer.IsUnread(line, handle) {
-				n, last = n+1, i
-			}
 		}
 		if n == 0 {
 			return 0, "", nil
 		}
-		return n, strconv.Itoa(b.Start+last) + ":" + filer.LineHash(b.Lines[last]), nil
+		return n, strconv.Itoa(b.Start+last) + ":" + hash, nil
 	}
 }

@@ -25,9 +25,10 @@ func boundedServer(t *testing.T, tune func(*bounds)) *rig {
 
 // tcp is a raw connection to the listener.
 type tcp struct {
-	t  *testing.T
-	nc net.Conn
-	br *bufio.Reader
+	t    *testing.T
+	nc   net.Conn
+	br   *bufio.Reader
+	host string // the listener's address, as a browser's Host header names it
 }
 
 func (r *rig) tcp(t *testing.T) *tcp {
@@ -37,13 +38,13 @@ func (r *rig) tcp(t *testing.T) *tcp {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { nc.Close() })
-	return &tcp{t: t, nc: nc, br: bufio.NewReader(nc)}
+	return &tcp{t: t, nc: nc, br: bufio.NewReader(nc), host: r.srv.Addr()}
 }
 
 // get sends a keep-alive GET / with token ("" for none).
 func (c *tcp) get(token string) {
 	c.t.Helper()
-	req := "GET / HTTP/1.1\r\nHost: sotd\r\n"
+	req := "GET / HTTP/1.1\r\nHost: " + c.host + "\r\n"
 	if token != "" {
 		req += "Authorization: Bearer " + token + "\r\n"
 	}
@@ -107,7 +108,7 @@ func TestQuietConnectionsAreClosed(t *testing.T) {
 
 	silent := r.tcp(t)
 	half := r.tcp(t)
-	io.WriteString(half.nc, "GET / HTTP/1.1\r\nHost: sotd\r\n")
+	io.WriteString(half.nc, "GET / HTTP/1.1\r\nHost: "+half.host+"\r\n")
 	kept := r.tcp(t)
 	kept.get(r.srv.token)
 	if resp, err := kept.response(5 * time.Second); err != nil || resp.StatusCode != http.StatusOK || resp.Close {

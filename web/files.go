@@ -42,7 +42,7 @@ func TokenFile(h home.Home, host string) string { return filepath.Join(h.RunDir(
 // replaces, and the loser reads the winner's.
 func LoadToken(h home.Home, host string) (string, error) {
 	path := TokenFile(h, host)
-	if tok, err := readToken(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+	if tok, err := readToken(h, path); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return tok, err
 	}
 	if err := home.MkdirPrivate(filepath.Dir(path)); err != nil {
@@ -57,11 +57,15 @@ func LoadToken(h home.Home, host string) (string, error) {
 	if _, err := home.LinkNew(tmp, path); err != nil {
 		return "", fmt.Errorf("create the web token %s: %w", path, err)
 	}
-	return readToken(path)
+	return readToken(h, path)
 }
 
-func readToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
+// maxSmall bounds the read of the token and the address file, each one short
+// line.
+const maxSmall = 4096
+
+func readToken(h home.Home, path string) (string, error) {
+	b, err := h.ReadFile(path, maxSmall)
 	if err != nil {
 		return "", err
 	}
@@ -75,14 +79,14 @@ func readToken(path string) (string, error) {
 // URL is the status page's address with its token, as `sotd url` prints it,
 // read from the files a running listener of box host wrote.
 func URL(h home.Home, host string) (string, error) {
-	b, err := os.ReadFile(AddrFile(h, host))
+	b, err := h.ReadFile(AddrFile(h, host), maxSmall)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("no status page for %s: %s does not exist; start the daemon with `sotd serve`", host, AddrFile(h, host))
 	}
 	if err != nil {
 		return "", fmt.Errorf("read the status page address: %w", err)
 	}
-	tok, err := readToken(TokenFile(h, host))
+	tok, err := readToken(h, TokenFile(h, host))
 	if err != nil {
 		return "", fmt.Errorf("read the status page token: %w", err)
 	}

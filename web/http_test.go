@@ -134,6 +134,16 @@ func TestTokenFileFaults(t *testing.T) {
 			return os.WriteFile(TokenFile(h, "box"), []byte("abc\n"), 0o600)
 		}, "too short"},
 		{"a directory", func(h home.Home) error { return os.MkdirAll(TokenFile(h, "box"), 0o700) }, "http.token"},
+		// A link to a token-like file elsewhere is never followed: its holder
+		// would choose the page's token.
+		{"a symlink", func(h home.Home) error {
+			os.MkdirAll(h.RunDir("box"), 0o700)
+			elsewhere := h.Dir + "/chosen"
+			if err := os.WriteFile(elsewhere, []byte(strings.Repeat("a", 64)+"\n"), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(elsewhere, TokenFile(h, "box"))
+		}, "run/box/http.token is a symlink, not a regular file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,5 +245,60 @@ func TestListenWhereTheLastListenerWas(t *testing.T) {
 	}
 	if got := listen(); got != DefaultAddr(h) {
 		t.Fatalf("with a recorded address that is not loopback the listener is on %s, want the default %s", got, DefaultAddr(h))
+	}
+}
+
+// TestOnlyLoopbackNamesAndOwnPagesAreServed: a request must name this
+// listener by a loopback address and its port, and a page's request must come
+// from such an origin, the WebSocket's included, even with the token; what a
+// DNS-rebinding page sends (its own name as Host and as Origin) is refused.
+// Every answer forbids framing.
+func TestOnlyLoopbackNamesAndOwnPagesAreServed(t *testing.T) {
+	r := startServer(t, 0, View{})
+	addr := r.srv.Addr()
+	_, port, _ := net.SplitHostPort(addr)
+	tests := []struct {
+		name, path, host, origin string
+		ws                       bool
+		status                   int
+	}{
+		{"page by its address", "/", addr, "", false, 200},
+		{"page by localhost", "/", "localhost:" + port, "", false, 200},
+		{"page by ::1", "/", "[::1]:" + port, "", false, 200},
+		{"page by a rebound name", "/", "evil.example:" + port, "", false, 421},
+		{"page by another port", "/", "127.0.0.1:1", "", false, 421},
+		{"page with no port", "/", "127.0.0.1", "", false, 421},
+		{"metrics by a rebound name", "/metrics", "evil.example:" + port, "", false, 421},
+		{"ws from its own page", "/v1/ws", addr, "http://" + addr, true, 101},
+		{"ws from a rebound page", "/v1/ws", "evil.example:" + port, "http://evil.example:" + port, true, 421},
+		{"ws from another site", "/v1/ws", addr, "http://evil.example", true, 403},
+		{"ws from another port", "/v1/ws", addr, "http://127.0.0.1:1", true, 403},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+addr+tc.path, nil)
+			req.Host = tc.host
+			req.Header.Set("Authorization", "Bearer "+r.srv.token)
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.ws {
+				req.Header.Set("Connection", "Upgrade")
+				req.Header.Set("Upgrade", "websocket")
+				req.Header.Set("Sec-WebSocket-Version", "13")
+				req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("GET %s with Host %q, Origin %q: %d, want %d", tc.path, tc.host, tc.origin, resp.StatusCode, tc.status)
+			}
+			if got := resp.Header.Get("Content-Security-Policy"); got != "frame-ancestors 'none'" {
+				t.Errorf("Content-Security-Policy %q, want frame-ancestors 'none'", got)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -121,7 +122,7 @@ func (s *Server) candidates() []string {
 		return []string{s.cfg.Addr}
 	}
 	var out []string
-	if b, err := os.ReadFile(AddrFile(s.cfg.Home, s.cfg.Host)); err == nil {
+	if b, err := s.cfg.Home.ReadFile(AddrFile(s.cfg.Home, s.cfg.Host), maxSmall); err == nil {
 		if last := strings.TrimSpace(string(b)); checkLoopback(last) == nil {
 			out = append(out, last)
 		}
@@ -178,7 +179,7 @@ func (s *Server) Serve(ctx context.Context) error {
 // does not print the address of a stopped one; a newer listener's is kept.
 func (s *Server) forgetAddr() {
 	path := AddrFile(s.cfg.Home, s.cfg.Host)
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == s.Addr() {
+	if b, err := s.cfg.Home.ReadFile(path, maxSmall); err == nil && strings.TrimSpace(string(b)) == s.Addr() {
 		os.Remove(path)
 	}
 }
@@ -190,7 +191,59 @@ func (s *Server) handler() http.Handler {
 	mux.Handle("GET /metrics", metrics.Handler())
 	// Profiles of the running daemon, so the next one needs no rebuild.
 	mux.Handle("GET /debug/pprof/", metrics.Profiles())
-	return s.authorize(mux)
+	return s.guard(s.authorize(mux))
+}
+
+// guard answers only a request addressed to this listener by a loopback name
+// and its own port, and, from a page, only one whose origin is such an
+// address too; and it forbids every answer to be framed. A page on another
+// site whose name it rebinds to 127.0.0.1 sends its own name as Host and as
+// Origin (which the WebSocket's own Origin == Host check lets through), and a
+// framing page could trick a click on the status page.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
+		port := s.port()
+		if !loopbackAt(r.Host, port) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("421 this sotd listener answers only to 127.0.0.1:%s or localhost:%s, not to %q; open the URL `sotd url` prints", port, port, r.Host), http.StatusMisdirectedRequest)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !originAt(o, port) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("403 this sotd listener takes requests only from its own page, not from %q", o), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// port is the listener's own port.
+func (s *Server) port() string {
+	_, port, _ := net.SplitHostPort(s.Addr())
+	return port
+}
+
+// loopbackAt says whether hostport names a loopback address (localhost or a
+// loopback IP) with port.
+func loopbackAt(hostport, port string) bool {
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil || p != port {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originAt says whether origin, an Origin header, is a page served from a
+// loopback address with port.
+func originAt(origin, port string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && loopbackAt(u.Host, port)
 }
 
 // authorize answers 401 to a request without the token, in the query

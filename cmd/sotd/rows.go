@@ -18,7 +18,7 @@ func runSpawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.StringVar(&req.Handle, "handle", "", "the comm handle the row's agent joins as")
 		fs.StringVar(&req.Agent, "agent", "", "claude, codex or other (default: the one CMD names, else other)")
 		fs.StringVar(&req.Cwd, "cwd", "", "the folder the agent runs in (default: this one)")
-		fs.Var((*client.RowEnv)(&req.Env), "env", "K=V added to the row's environment (repeatable)")
+		fs.Var((*client.RowEnv)(&req.Env), "env", "K=V added to the row's environment (repeatable); K alone passes this shell's K, which keeps a secret off every command line")
 	})
 	if !ok || len(argv) == 0 {
 		if ok {

@@ -90,7 +90,7 @@ until a person removes them this way; nothing removes them by itself.`, runLeave
 		}},
 		{"Rows (agents the daemon runs)", []verb{
 			{"spawn", "run an agent as a row of this box's daemon", `
-usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] [--env K=V]... -- CMD ARGS...
+usage: sotd spawn [--label L] [--handle H] [--agent claude|codex|other] [--cwd DIR] [--env K=V|K]... -- CMD ARGS...
 
 Starts CMD in a row of the daemon (a tmux session on its private socket, or a
 built-in PTY) and prints the row's id. The label defaults to the folder's
@@ -101,7 +101,10 @@ registry binds it to the row, a row that held it loses it, and the agent runs
 with SOT_COMM_NAME and SOT_WORKSPACE_ID set, so mail to it files while the row
 runs. Each --env K=V (repeatable) adds K to the row's environment, over the
 daemon's (HOME, an API setting); K is a variable name, and the two identity
-variables are not taken.`, runSpawn},
+variables are not taken. --env K alone passes this shell's own K: give a
+secret (an API key) so, since every account on the box can read a command
+line. The row's environment is never on the tmux server's command line nor in
+the spec it keeps.`, runSpawn},
 			{"despawn", "end a row and remove it", `
 usage: sotd despawn ID
 

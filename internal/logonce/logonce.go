@@ -2,13 +2,15 @@
 // however often it is met in between. A loop that meets the same failure on
 // every turn (a hub that does not answer, a registry that does not read, a port
 // that stays taken) then says so in one line, not one a turn, and says when it
-// is over.
+// is over. Every is its kin for a line met again and again for causes of its
+// own, as a refused handshake is: one line a period.
 package logonce
 
 import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // Condition is one such condition; its zero value holds none, and it may be
@@ -48,4 +50,45 @@ func (c *Condition) Reset() bool {
 	held := c.text != ""
 	c.text = ""
 	return held
+}
+
+// Every logs a line that may be met over and over, each time for a cause of
+// its own (a refused handshake, which anyone who reaches the port can send in
+// a loop), at its level at most once a Period: those in between go at Debug,
+// and the next one logged at its level says how many there were. Its zero
+// Period logs every line at its level; it may be used from several
+// goroutines.
+type Every struct {
+	Period time.Duration
+	Now    func() time.Time // time.Now when nil; a test's clock
+
+	mu    sync.Mutex
+	next  time.Time // when a line is logged at its level again
+	quiet int       // lines logged at Debug since the last at its level
+}
+
+// Log logs msg with attrs at level, or at Debug when one was logged at its
+// level less than a Period ago.
+func (e *Every) Log(log *slog.Logger, level slog.Level, msg string, attrs ...any) {
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	t := now()
+	e.mu.Lock()
+	due := !t.Before(e.next)
+	quiet := e.quiet
+	if due {
+		e.next, e.quiet = t.Add(e.Period), 0
+	} else {
+		e.quiet++
+	}
+	e.mu.Unlock()
+	switch {
+	case !due:
+		level = slog.LevelDebug
+	case quiet > 0:
+		attrs = append(attrs, "also_since_the_last", quiet)
+	}
+	log.Log(context.Background(), level, msg, attrs...)
 }

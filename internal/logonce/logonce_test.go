@@ -3,8 +3,10 @@ package logonce
 import (
 	"errors"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/internal/testutil"
 )
@@ -35,5 +37,28 @@ func TestAConditionIsLoggedWhenItStartsChangesAndEnds(t *testing.T) {
 	}
 	if !strings.Contains(lines[0], "tick=page") {
 		t.Errorf("the first line lost its attributes: %q", lines[0])
+	}
+}
+
+func TestEveryLogsAtItsLevelOnceAPeriod(t *testing.T) {
+	buf := &testutil.SyncBuffer{}
+	log := slog.New(slog.NewTextHandler(buf, nil)) // Info and up: the quiet ones are not shown
+	clk := testutil.NewClock(time.Unix(1000, 0))
+	e := Every{Period: time.Minute, Now: clk.Now}
+	for i := range 5 {
+		e.Log(log, slog.LevelWarn, "link refused", "n", i)
+	}
+	clk.Add(time.Minute)
+	e.Log(log, slog.LevelWarn, "link refused", "n", 5)
+	e.Log(log, slog.LevelWarn, "link refused", "n", 6)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"level=WARN msg=\"link refused\" n=0$", "level=WARN msg=\"link refused\" n=5 also_since_the_last=4$"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d %q, want it to match %q", i, lines[i], w)
+		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// maxRecord bounds a read: a record is one short line, and anything longer is
+// MaxRecord bounds a read: a record is one short line, and anything longer is
 // not one.
-const maxRecord = 4096
+const MaxRecord = 4096
 
 type readState int
 
@@ -35,7 +35,7 @@ func fresh(path string, proves bool) (record, readState, error) {
 		return record{}, readFailed, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRecord))
+	b, err := io.ReadAll(io.LimitReader(f, MaxRecord))
 	if err != nil {
 		return record{}, readFailed, err
 	}

@@ -56,7 +56,7 @@ func TestPollOfALargeInboxKeepsNoLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			const size = 32 << 20
+			const size = 12 << 20 // far past any buffer, and quick under -race
 			var b bytes.Buffer
 			body := strings.Repeat("x", 900)
 			lines := 0
@@ -76,8 +76,8 @@ func TestPollOfALargeInboxKeepsNoLine(t *testing.T) {
 			if code := s.Poll(asJSON); code != ExitOK {
 				t.Fatalf("poll: %d %s", code, out.String())
 			}
-			if grew := int64(w.peak) - int64(base.HeapAlloc); grew > size/3 {
-				t.Errorf("the poll's heap grew by %d bytes over a %d-byte inbox; want at most a third of it", grew, size)
+			if grew := int64(w.peak) - int64(base.HeapAlloc); grew > size/2 {
+				t.Errorf("the poll's heap grew by %d bytes over a %d-byte inbox; want at most half of it (the buffers and the garbage not yet collected are some 3 MB; a poll that kept its lines held more than the inbox)", grew, size)
 			}
 			last := fmt.Sprintf(" %d", lines-1)
 			if asJSON {

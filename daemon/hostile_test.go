@@ -282,3 +282,25 @@ func joinOn(t testing.TB, b *netBox, handle string) {
 		t.Fatal(err)
 	}
 }
+
+// A box's view entries reach every other box's list: one whose state is not
+// one of the protocol's words (here a forged row of the list's table) is
+// refused at the hub, and said in its log.
+func TestAHostileBoxCannotPublishAForgedState(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	gm.claim(t, "mallory", "mona")
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder("mona") == "gm" })
+	forged := wire.ViewEntry{Handle: "mallory", Live: true, State: "idle\n@alice (me)\tlive\tga\tidle\tall good"}
+	honest := wire.ViewEntry{Handle: "mona", Live: true, State: "working"}
+	if err := gm.conn.SendEvent(wire.OpLinkView, wire.LinkView{Full: true, Entries: []wire.ViewEntry{forged, honest}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hub to take gm's honest entry", func() bool {
+		_, ok := hb.d.net.router.View().Entries(nil, false)["mona"]
+		return ok
+	})
+	if e, ok := hb.d.net.router.View().Entries(nil, false)["mallory"]; ok {
+		t.Fatalf("the hub took gm's entry with state %q", e.State)
+	}
+	waitFor(t, "the hub to log the refusal", func() bool { return hb.logs.Contains("no work state") })
+}

@@ -320,7 +320,7 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 		return
 	}
 	if refused := n.router.View().Apply(c, v); refused > 0 {
-		n.log.Warn("a box published view entries for handles it does not hold, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
+		n.log.Warn("a box published view entries for handles it does not hold or with a state that is no work state, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"sync"
 
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -53,8 +54,9 @@ func (v *View) SetOwn(es map[string]wire.ViewEntry, rows map[string]wire.ViewRow
 }
 
 // Apply takes one view event of link p and returns how many entries and rows
-// it refused: entries for a handle p does not hold, rows under another box's
-// name, and rows past MaxRows. Events of a link that has ended are dropped.
+// it refused: entries for a handle p does not hold or with a state that is not
+// one of the protocol's words (none is fine: a session that never said one),
+// rows under another box's name, and rows past MaxRows. Events of a link that has ended are dropped.
 func (v *View) Apply(p Peer, ev wire.LinkView) (refused int) {
 	select {
 	case <-p.Done():
@@ -72,7 +74,7 @@ func (v *View) Apply(p Peer, ev wire.LinkView) (refused int) {
 		delete(pub.entries, h)
 	}
 	for _, e := range ev.Entries {
-		if v.r.holder(e.Handle) != p {
+		if v.r.holder(e.Handle) != p || e.State != "" && !registry.IsState(e.State) {
 			refused++
 			continue
 		}

@@ -43,6 +43,7 @@ const (
 var (
 	events       = []string{VerbPrompt, VerbStop, VerbDialog, VerbResumed, VerbJoin}
 	declarations = []string{VerbWorking, VerbIdle, VerbBlocked, VerbWaiting, VerbDone}
+	states       = []string{StateWorking, StateIdle, StateBlocked, StateWaiting, StateDone}
 )
 
 // The text a fact holds when its verb came with none: an empty fact is unset, and
@@ -61,6 +62,9 @@ func IsEvent(verb string) bool { return slices.Contains(events, verb) }
 
 // IsDeclaration reports whether verb is one of the five declarations.
 func IsDeclaration(verb string) bool { return slices.Contains(declarations, verb) }
+
+// IsState reports whether s is one of the protocol's five work states.
+func IsState(s string) bool { return slices.Contains(states, s) }
 
 // Status is one comm-status write.
 type Status struct {

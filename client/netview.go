@@ -57,9 +57,10 @@ func (s *Session) hubElsewhere() string {
 }
 
 // unknownLines say what of the network this box does not know: the boxes whose
-// link is down, and all the others while the hub is out of reach.
+// link is down, and all the others while the hub is out of reach. Each line is
+// escaped (printable): a box's name and why its link closed are the hub's and
+// that box's words.
 func unknownLines(nl wire.NetList) []string {
-	var out []string
 	if !nl.Known {
 		since := "it has not been known since this daemon started"
 		if nl.AsOf != "" {
@@ -69,9 +70,9 @@ func unknownLines(nl wire.NetList) []string {
 		if hub == "" {
 			hub = "the hub"
 		}
-		out = append(out, fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since))
-		return out
+		return []string{printable(fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since), false)}
 	}
+	var out []string
 	for _, b := range nl.Boxes {
 		if b.Up {
 			continue
@@ -83,7 +84,7 @@ func unknownLines(nl wire.NetList) []string {
 		if b.Reason != "" {
 			line += " (" + b.Reason + ")"
 		}
-		out = append(out, line)
+		out = append(out, printable(line, false))
 	}
 	return out
 }

@@ -49,6 +49,13 @@ func TestSendPrintsARemoteRefusalOnOneLine(t *testing.T) {
 // request after it with sentence, in raw frames.
 func refuse(t *testing.T, sock, sentence string) {
 	t.Helper()
+	answer(t, sock, map[string]string{"error": sentence, "code": "not_here"})
+}
+
+// answer serves a daemon on sock that accepts one hello and answers the
+// request after it with payload, whatever it asked, in raw frames.
+func answer(t *testing.T, sock string, payload any) {
+	t.Helper()
 	if err := home.MkdirPrivate(filepath.Dir(sock)); err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +86,7 @@ func refuse(t *testing.T, sock, sentence string) {
 			Op string `json:"op"`
 		}
 		json.Unmarshal(line, &req)
-		res, _ := json.Marshal(map[string]any{"v": 1, "id": req.ID, "kind": "res", "op": req.Op,
-			"payload": map[string]string{"error": sentence, "code": "not_here"}})
+		res, _ := json.Marshal(map[string]any{"v": 1, "id": req.ID, "kind": "res", "op": req.Op, "payload": payload})
 		c.Write(append(res, '\n'))
 	}()
 }

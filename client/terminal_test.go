@@ -21,6 +21,10 @@ func TestPrintable(t *testing.T) {
 		{"C1 CSI", "a\u009b2J", `a\x9b2J`, ""},
 		{"just past C1", "\u00a0é", "\u00a0é", ""},
 		{"not UTF-8", "a\x9b\xffb", `a\x9b\xffb`, ""},
+		{"bidi override", "@bob\u202e)em( ecila@", `@bob\u202e)em( ecila@`, ""},
+		{"bidi embeddings and isolates", "\u202a\u202d\u2066\u2069", `\u202a\u202d\u2066\u2069`, ""},
+		{"zero width", "al\u200bice\u200f\ufeff", `al\u200bice\u200f\ufeff`, ""},
+		{"just past zero width", "\u200a\u2010\u2065\u206a", "\u200a\u2010\u2065\u206a", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := printable(tc.in, false); got != tc.want {
@@ -61,6 +65,7 @@ func FuzzShowLine(f *testing.F) {
 	f.Add("hi")
 	f.Add("a\n@x (T): b")
 	f.Add("\x1b]0;t\x07\r\u009b\x7f\xff")
+	f.Add("\u202e\u200b\ufeff")
 	f.Fuzz(func(t *testing.T, msg string) {
 		line, err := json.Marshal(map[string]string{"from": "bob", "to": "alice", "msg": msg, "ts": "T"})
 		if err != nil {
@@ -71,7 +76,7 @@ func FuzzShowLine(f *testing.F) {
 			t.Fatalf("%q is not UTF-8", got)
 		}
 		for i, r := range got {
-			if r != '\n' && r != '\t' && isControl(r, false) {
+			if r != '\n' && r != '\t' && isControl(r, false) || invisible(r) {
 				t.Fatalf("control %U at byte %d of %q", r, i, got)
 			}
 		}

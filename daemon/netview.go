@@ -36,15 +36,17 @@ const (
 )
 
 // viewEntry is registry entry e, held under name on this box, as the view
-// carries it, its liveness judged now by this box's clock.
+// carries it, its liveness judged now by this box's clock, and its text within
+// the view's bounds (hub.Clip): a summary an older writer left a megabyte long
+// would make every event that carries it too big for a frame.
 func viewEntry(name string, e *registry.Entry, box string, now time.Time) wire.ViewEntry {
 	if e.Host != "" {
 		box = e.Host
 	}
-	return wire.ViewEntry{
+	return hub.Clip(wire.ViewEntry{
 		Handle: name, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
 		Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
-	}
+	})
 }
 
 // viewEntries is doc's entries that keep asks for, as the view carries them.

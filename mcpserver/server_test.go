@@ -191,6 +191,7 @@ func TestBadCalls(t *testing.T) {
 		{"no receiver", "send", map[string]any{"text": "hi"}, "no receiver: give to (a handle) or broadcast; nothing was sent"},
 		{"not a handle", "send", map[string]any{"to": "a/b", "text": "hi"}, `not a handle: "a/b"`},
 		{"unknown status", "status", map[string]any{"verb": "sleeping"}, `unknown verb "sleeping"`},
+		{"summary past its bound", "status", map[string]any{"verb": "idle", "text": strings.Repeat("x", 600)}, "the status text is 600 bytes, over the 512-byte limit of a summary"},
 		{"wrong type", "send", map[string]any{"to": "alice", "text": 7}, "text"},
 	}
 	for _, tt := range tests {

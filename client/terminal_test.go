@@ -50,6 +50,9 @@ func TestShowLine(t *testing.T) {
 		{"several lines", `{"from":"bob","to":"alice","msg":"a\n\n@mallory (T): b\n","ts":"T"}`, "@bob (T): \n  a\n\n  @mallory (T): b\n"},
 		{"controls in the sender", `{"from":"b\u001b[2Job","to":"alice","msg":"hi","ts":"T\r"}`, `@b\x1b[2Job (T\x0d): hi`},
 		{"not a frame", "{\"from\":\x1b[2J", `(unparsed line) {"from":\x1b[2J`},
+		{"not UTF-8", "{\"from\":\"b\xffb\",\"to\":\"alice\",\"msg\":\"a\x9b\xe2\x82 \xc3\",\"ts\":\"T\"}", `@b\xffb (T): a\x9b\xe2\x82 \xc3`},
+		{"escapes beside bytes that are not UTF-8", `{"from":"bob","to":"alice","msg":"\u00e9\ud83d\ude00\t\"\\\/` + "\xff" + `\u001b\ud800!","ts":"T"}`, "@bob (T): é😀\t\"\\/\\xff\\x1b\ufffd!"},
+		{"a field that is no string", `{"from":"bob","to":"alice","msg":7,"ts":"T"}`, `(unparsed line) {"from":"bob","to":"alice","msg":7,"ts":"T"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := showLine([]byte(tc.line)); got != tc.want {

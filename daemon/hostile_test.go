@@ -31,6 +31,8 @@ type hostile struct {
 
 	mu  sync.Mutex
 	got []wire.CommFile
+	// receipts is its answer to every comm.receipts.
+	receipts wire.ReceiptList
 	// stalls, when set, holds every offer until the hub gives it up: each
 	// offer is told on offered as it comes, and on gaveUp as its ctx ends.
 	stalls          bool
@@ -88,7 +90,9 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 	cfg := link.Config{Box: box, Handler: func(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 		switch op {
 		case wire.OpCommReceipts:
-			return wire.ReceiptList{}, nil
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			return m.receipts, nil
 		case wire.OpCommFile:
 		default: // as a box older than the op answers, comm.file.batch's included
 			return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
@@ -117,6 +121,13 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 	}
 	t.Cleanup(func() { m.conn.Close() })
 	return m
+}
+
+// answerReceipts makes m answer every comm.receipts with list.
+func (m *hostile) answerReceipts(list wire.ReceiptList) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.receipts = list
 }
 
 // claim tells the hub, as a full directory, that m holds handles.
@@ -303,4 +314,32 @@ func TestAHostileBoxCannotPublishAForgedState(t *testing.T) {
 		t.Fatalf("the hub took gm's entry with state %q", e.State)
 	}
 	waitFor(t, "the hub to log the refusal", func() bool { return hb.logs.Contains("no work state") })
+}
+
+// A box's answer to the receipts question holds only lines in the inboxes it
+// holds: gm's made-up "read" for alice's line to hank, and newer lines to hank
+// that would push that real one out of the last ReceiptsDefault, are dropped
+// at the hub and logged; its receipts for its own handle stand, under its name.
+func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "mallory")
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: "the real line", ID: "ID-REAL"}); err != nil || !res.OK {
+		t.Fatalf("alice -> hank = %+v, %v", res, err)
+	}
+	forged := []wire.Receipt{{To: "hank", Msg: "the real line", ID: "ID-REAL", TS: "2026-01-01T00:00:00Z", Read: true, Box: "hb"}}
+	for i := range wire.ReceiptsDefault {
+		forged = append(forged, wire.Receipt{To: "hank", Msg: "made up", ID: fmt.Sprintf("ID-F%02d", i), TS: "2099-01-01T00:00:00Z", Read: true, Box: "hb"})
+	}
+	forged = append(forged, wire.Receipt{To: "mallory", Msg: "to mallory", ID: "ID-M", TS: "2026-01-01T00:00:00Z", Box: "hb"})
+	gm.answerReceipts(wire.ReceiptList{Receipts: forged})
+	got, err := receipts(t, ga, wire.CommReceipts{From: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"@hank hb false the real line", "@mallory gm false to mallory"}
+	if !slices.Equal(brief(got.Receipts), want) {
+		t.Fatalf("alice's receipts = %q; want %q", brief(got.Receipts), want)
+	}
+	waitFor(t, "the hub to log the dropped receipts", func() bool { return hb.logs.Contains("receipts for lines to handles it does not hold") })
 }

@@ -4,7 +4,9 @@ package client
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +17,9 @@ import (
 )
 
 // hostileSession is a session of @bob on box "box" whose daemon, on sock,
-// answers its one request with payload, as a hostile box's words relayed by
+// answers its requests with payloads in turn, as a hostile box's words relayed by
 // an honest daemon would reach it; out is all it prints.
-func hostileSession(t *testing.T, payload any) (s *Session, out *bytes.Buffer) {
+func hostileSession(t *testing.T, payloads ...any) (s *Session, out *bytes.Buffer) {
 	t.Helper()
 	h, err := home.At(testutil.ShortDir(t, "c")) // short: a socket path in it must fit
 	if err != nil {
@@ -30,7 +32,7 @@ func hostileSession(t *testing.T, payload any) (s *Session, out *bytes.Buffer) {
 		t.Fatalf("join: %d %s", code, out)
 	}
 	out.Reset()
-	answer(t, h.Socket("box"), payload)
+	answer(t, h.Socket("box"), payloads...)
 	return s, out
 }
 
@@ -88,5 +90,33 @@ func TestSentShowsReceiptsEscaped(t *testing.T) {
 	wantShownNotObeyed(t, out.String())
 	if lines := strings.Count(out.String(), "\n"); lines != 4 {
 		t.Errorf("sent printed %d lines, want the header, two receipts and the note:\n%s", lines, out)
+	}
+}
+
+// A view past a frame comes in pages: list shows every page's entries, and
+// stops asking a daemon whose next page would not move on.
+func TestListJoinsTheViewsPages(t *testing.T) {
+	entry := func(h string) wire.ViewEntry { return wire.ViewEntry{Handle: h, Box: "gm", Live: true, State: "idle"} }
+	page := func(next string, hs ...string) wire.NetList {
+		nl := wire.NetList{Box: "box", Known: true, Boxes: []wire.ViewBox{{Box: "box", Up: true}}, Next: next}
+		for _, h := range hs {
+			nl.Entries = append(nl.Entries, entry(h))
+		}
+		return nl
+	}
+	s, out := hostileSession(t, page("b", "a", "b"), page("d", "c", "d"), page("d", "e"))
+	if code := s.List(true); code != ExitOK {
+		t.Fatalf("list exit %d: %s", code, out)
+	}
+	var rows []struct{ Handle string }
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("list --json printed %s: %v", out, err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Handle)
+	}
+	if want := []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
+		t.Errorf("list showed %q; want %q", got, want)
 	}
 }

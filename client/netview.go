@@ -20,8 +20,7 @@ const netWait = 3 * time.Second
 // last said. With no daemon answering it is this box's registry alone, and
 // the rest is unknown when hosts.toml names a hub elsewhere.
 func (s *Session) network(d *registry.Doc) wire.NetList {
-	var nl wire.NetList
-	err := s.callDaemonWithin(netWait, wire.OpNetList, nil, &nl)
+	nl, err := s.netPages()
 	if err == nil {
 		return nl
 	}
@@ -41,6 +40,31 @@ func (s *Session) network(d *registry.Doc) wire.NetList {
 		nl.Why = fmt.Sprintf("this box's daemon did not answer (%v)", err)
 	}
 	return nl
+}
+
+// netPages asks this box's daemon for the whole view, page by page (a view
+// past a frame comes as several), and joins them: the first page's account of
+// the boxes, every page's entries. A daemon whose next page would not move on
+// past the last is not asked again.
+func (s *Session) netPages() (wire.NetList, error) {
+	var nl wire.NetList
+	var page wire.NetListPage
+	for {
+		var p wire.NetList
+		if err := s.callDaemonWithin(netWait, wire.OpNetList, page, &p); err != nil {
+			return nl, err
+		}
+		if page.After == "" {
+			nl = p
+		} else {
+			nl.Entries = append(nl.Entries, p.Entries...)
+		}
+		if p.Next <= page.After {
+			nl.Next = ""
+			return nl, nil
+		}
+		page.After = p.Next
+	}
 }
 
 // hubElsewhere is the hub hosts.toml names when it is not this box, else "".

@@ -343,3 +343,51 @@ func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
 	}
 	waitFor(t, "the hub to log the dropped receipts", func() bool { return hb.logs.Contains("receipts for lines to handles it does not hold") })
 }
+
+// A box that publishes as many handles as a link may hold, each with a summary
+// near its bound, makes the view far past a frame: net.list answers it in
+// pages that each fit one, and the pages together hold every box's entries.
+func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	handles := make([]string, hub.MaxHandles)
+	entries := make([]wire.ViewEntry, hub.MaxHandles)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("fake-%05d", i)
+		entries[i] = wire.ViewEntry{Handle: handles[i], Live: true, State: registry.StateIdle, Summary: strings.Repeat("s", 400)}
+	}
+	gm.claim(t, handles...)
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder(handles[len(handles)-1]) == "gm" })
+	for _, part := range splitView(wire.LinkView{Full: true, Entries: entries}) {
+		if err := gm.conn.SendEvent(wire.OpLinkView, part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the hub to take gm's view", func() bool { return len(hb.d.net.router.View().Entries(nil, false)) == len(handles)+1 }) // and ga's alice
+
+	c := hb.dial(t)
+	var got []string
+	pages := 0
+	for page := (wire.NetListPage{}); ; pages++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var nl wire.NetList
+		err := c.Call(ctx, wire.OpNetList, page, &nl)
+		cancel()
+		if err != nil {
+			t.Fatalf("net.list page %d after %q: %v", pages, page.After, err)
+		}
+		for _, e := range nl.Entries {
+			got = append(got, e.Handle)
+		}
+		if nl.Next == "" {
+			break
+		}
+		page.After = nl.Next
+	}
+	want := append(append([]string{"alice"}, handles...), "hank")
+	if !slices.Equal(got, want) {
+		t.Fatalf("net.list's pages held %d entries (first %q, last %q); want alice, gm's %d and hank", len(got), got[0], got[len(got)-1], len(handles))
+	}
+	if pages < 2 {
+		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s); want several", len(got), pages+1)
+	}
+}

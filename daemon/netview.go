@@ -327,8 +327,9 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 }
 
 // netList answers net.list: this box's registry, judged now, and every other
-// box's entries as the hub's view holds them, local entries first.
-func (d *Daemon) netList() (any, error) {
+// box's entries as the hub's view holds them, local entries first; one page of
+// them, after page.After.
+func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 	doc, err := registry.Read(d.cfg.Home)
 	if err != nil {
 		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
@@ -367,9 +368,26 @@ func (d *Daemon) netList() (any, error) {
 			all[h] = e
 		}
 	}
-	out.Entries = make([]wire.ViewEntry, 0, len(all))
-	for _, h := range slices.Sorted(maps.Keys(all)) {
-		out.Entries = append(out.Entries, all[h])
-	}
+	out.Entries, out.Next = entryPage(all, page.After, wire.NetListBudget)
 	return out, nil
+}
+
+// entryPage is the entries after handle after, in handle order, that encode to at
+// most budget bytes (one at least, so a page always moves on), and the last
+// handle taken when more follow, else "".
+func entryPage(all map[string]wire.ViewEntry, after string, budget int) ([]wire.ViewEntry, string) {
+	out := []wire.ViewEntry{}
+	size := 0
+	for _, h := range slices.Sorted(maps.Keys(all)) {
+		if h <= after {
+			continue
+		}
+		b, _ := json.Marshal(all[h])
+		if len(out) > 0 && size+len(b)+1 > budget {
+			return out, out[len(out)-1].Handle
+		}
+		size += len(b) + 1 // its comma
+		out = append(out, all[h])
+	}
+	return out, ""
 }

@@ -366,7 +366,7 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 
 	c := hb.dial(t)
 	var got []string
-	pages := 0
+	pages, largest := 0, 0
 	for page := (wire.NetListPage{}); ; pages++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		var nl wire.NetList
@@ -378,6 +378,9 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 		for _, e := range nl.Entries {
 			got = append(got, e.Handle)
 		}
+		if b, _ := json.Marshal(nl); len(b) > largest {
+			largest = len(b)
+		}
 		if nl.Next == "" {
 			break
 		}
@@ -387,7 +390,8 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("net.list's pages held %d entries (first %q, last %q); want alice, gm's %d and hank", len(got), got[0], got[len(got)-1], len(handles))
 	}
-	if pages < 2 {
-		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s); want several", len(got), pages+1)
+	if pages < 2 || largest > wire.MaxFrame*3/4 {
+		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s), the largest %d bytes; want several, each well within a %d-byte frame", len(got), pages+1, largest, wire.MaxFrame)
 	}
+	t.Logf("net.list: %d entries in %d pages, the largest %d bytes", len(got), pages+1, largest)
 }

@@ -80,6 +80,10 @@ func (s *Session) Join(a JoinArgs) int {
 			expertise = append(expertise, x)
 		}
 	}
+	if err := registry.CheckExpertise(expertise); err != nil {
+		s.out("FAILED: %v; nothing was written", err)
+		return ExitFailed
+	}
 
 	candidates := registry.Tiers(root, s.Host)
 	asked := append([]string{explicit, self.Name}, candidates[:]...)

@@ -58,8 +58,8 @@ func (s *Session) List(asJSON bool) int {
 			if r.Live {
 				live = "live"
 			}
-			fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\t%s\n", r.Handle, mark, live, r.Box, orDash(r.State),
-				orDash(printable(r.Summary, false)), orDash(printable(strings.Join(r.Expertise, ", "), false)))
+			fmt.Fprintf(tw, "@%s%s\t%s\t%s\t%s\t%s\t%s\n", shown(r.Handle), mark, live, shown(r.Box), shown(r.State),
+				shown(r.Summary), shown(strings.Join(r.Expertise, ", ")))
 		}
 		tw.Flush()
 	}
@@ -69,9 +69,12 @@ func (s *Session) List(asJSON bool) int {
 	return ExitOK
 }
 
-func orDash(s string) string {
+// shown is a table cell: "-" for nothing, else s escaped (printable), since
+// most of a row is another box's words. A newline or tab in one would start a
+// row or cell of its own (a forged "@alice (me)"), so a tab is escaped too.
+func shown(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return strings.ReplaceAll(printable(s, false), "\t", `\x09`)
 }

@@ -20,8 +20,7 @@ const netWait = 3 * time.Second
 // last said. With no daemon answering it is this box's registry alone, and
 // the rest is unknown when hosts.toml names a hub elsewhere.
 func (s *Session) network(d *registry.Doc) wire.NetList {
-	var nl wire.NetList
-	err := s.callDaemonWithin(netWait, wire.OpNetList, nil, &nl)
+	nl, err := s.netPages()
 	if err == nil {
 		return nl
 	}
@@ -43,6 +42,31 @@ func (s *Session) network(d *registry.Doc) wire.NetList {
 	return nl
 }
 
+// netPages asks this box's daemon for the whole view, page by page (a view
+// past a frame comes as several), and joins them: the first page's account of
+// the boxes, every page's entries. A daemon whose next page would not move on
+// past the last is not asked again.
+func (s *Session) netPages() (wire.NetList, error) {
+	var nl wire.NetList
+	var page wire.NetListPage
+	for {
+		var p wire.NetList
+		if err := s.callDaemonWithin(netWait, wire.OpNetList, page, &p); err != nil {
+			return nl, err
+		}
+		if page.After == "" {
+			nl = p
+		} else {
+			nl.Entries = append(nl.Entries, p.Entries...)
+		}
+		if p.Next <= page.After {
+			nl.Next = ""
+			return nl, nil
+		}
+		page.After = p.Next
+	}
+}
+
 // hubElsewhere is the hub hosts.toml names when it is not this box, else "".
 func (s *Session) hubElsewhere() string {
 	path, err := topology.Path()
@@ -57,9 +81,10 @@ func (s *Session) hubElsewhere() string {
 }
 
 // unknownLines say what of the network this box does not know: the boxes whose
-// link is down, and all the others while the hub is out of reach.
+// link is down, and all the others while the hub is out of reach. Each line is
+// escaped (printable): a box's name and why its link closed are the hub's and
+// that box's words.
 func unknownLines(nl wire.NetList) []string {
-	var out []string
 	if !nl.Known {
 		since := "it has not been known since this daemon started"
 		if nl.AsOf != "" {
@@ -69,9 +94,9 @@ func unknownLines(nl wire.NetList) []string {
 		if hub == "" {
 			hub = "the hub"
 		}
-		out = append(out, fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since))
-		return out
+		return []string{printable(fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since), false)}
 	}
+	var out []string
 	for _, b := range nl.Boxes {
 		if b.Up {
 			continue
@@ -83,7 +108,7 @@ func unknownLines(nl wire.NetList) []string {
 		if b.Reason != "" {
 			line += " (" + b.Reason + ")"
 		}
-		out = append(out, line)
+		out = append(out, printable(line, false))
 	}
 	return out
 }

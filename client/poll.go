@@ -2,6 +2,7 @@ package client
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,8 +93,23 @@ func (s *Session) Poll(asJSON bool) int {
 // (printable). A line that is not a frame is shown as it is, escaped alike, so
 // nothing filed is ever hidden.
 func showLine(raw []byte) string {
+	var f struct {
+		From json.RawMessage `json:"from"`
+		To   json.RawMessage `json:"to"`
+		Msg  json.RawMessage `json:"msg"`
+		TS   json.RawMessage `json:"ts"`
+	}
 	var l filer.Line
-	if err := json.Unmarshal(raw, &l); err != nil || l.From == "" {
+	ok := json.Unmarshal(raw, &f) == nil
+	for _, field := range []struct {
+		raw json.RawMessage
+		to  *string
+	}{{f.From, &l.From}, {f.To, &l.To}, {f.Msg, &l.Msg}, {f.TS, &l.TS}} {
+		if ok && field.raw != nil {
+			*field.to, ok = jsonString(field.raw)
+		}
+	}
+	if !ok || l.From == "" {
 		return "(unparsed line) " + printable(string(raw), false)
 	}
 	tag := ""
@@ -125,4 +141,43 @@ func writeJSONElement(w *bufio.Writer, i int, l []byte) error {
 	}
 	_, err := w.Write(l)
 	return err
+}
+
+// jsonString is JSON string literal q unquoted as encoding/json does, but for
+// a byte that is not UTF-8 (a line some other writer filed): encoding/json
+// makes it U+FFFD, and jsonString keeps it, so printable shows it as \x and its
+// two hex digits. Each run of escapes is unquoted by encoding/json, so a
+// surrogate pair, and a lone half of one, read as they do there; the bytes
+// between runs are taken as they are. false: q is not a JSON string.
+func jsonString(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	var b strings.Builder
+	for rest := q[1 : len(q)-1]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\\')
+		if i < 0 {
+			b.Write(rest)
+			break
+		}
+		b.Write(rest[:i])
+		j := i
+		for j < len(rest) && rest[j] == '\\' {
+			if j+1 < len(rest) && rest[j+1] == 'u' {
+				j += 6
+			} else {
+				j += 2
+			}
+		}
+		if j > len(rest) {
+			return "", false
+		}
+		var esc string
+		if json.Unmarshal(append(append([]byte{'"'}, rest[i:j]...), '"'), &esc) != nil {
+			return "", false
+		}
+		b.WriteString(esc)
+		rest = rest[j:]
+	}
+	return b.String(), true
 }

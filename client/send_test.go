@@ -49,6 +49,14 @@ func TestSendPrintsARemoteRefusalOnOneLine(t *testing.T) {
 // request after it with sentence, in raw frames.
 func refuse(t *testing.T, sock, sentence string) {
 	t.Helper()
+	answer(t, sock, map[string]string{"error": sentence, "code": "not_here"})
+}
+
+// answer serves a daemon on sock that answers one request on each of
+// len(payloads) connections in turn, after its hello, with the next payload,
+// whatever it asked, in raw frames.
+func answer(t *testing.T, sock string, payloads ...any) {
+	t.Helper()
 	if err := home.MkdirPrivate(filepath.Dir(sock)); err != nil {
 		t.Fatal(err)
 	}
@@ -60,29 +68,35 @@ func refuse(t *testing.T, sock, sentence string) {
 	t.Cleanup(func() { ln.Close(); <-done })
 	go func() {
 		defer close(done)
-		c, err := ln.Accept()
-		if err != nil {
-			return
+		for _, payload := range payloads {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			answerOne(c, payload)
 		}
-		defer c.Close()
-		r := bufio.NewReader(c)
-		if _, err := r.ReadBytes('\n'); err != nil {
-			return
-		}
-		c.Write([]byte(`{"v":1,"id":1,"kind":"res","op":"hello","payload":{"host":"box","protocol":1}}` + "\n"))
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID uint64 `json:"id"`
-			Op string `json:"op"`
-		}
-		json.Unmarshal(line, &req)
-		res, _ := json.Marshal(map[string]any{"v": 1, "id": req.ID, "kind": "res", "op": req.Op,
-			"payload": map[string]string{"error": sentence, "code": "not_here"}})
-		c.Write(append(res, '\n'))
 	}()
+}
+
+// answerOne takes c's hello and answers its one request with payload.
+func answerOne(c net.Conn, payload any) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		return
+	}
+	c.Write([]byte(`{"v":1,"id":1,"kind":"res","op":"hello","payload":{"host":"box","protocol":1}}` + "\n"))
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return
+	}
+	var req struct {
+		ID uint64 `json:"id"`
+		Op string `json:"op"`
+	}
+	json.Unmarshal(line, &req)
+	res, _ := json.Marshal(map[string]any{"v": 1, "id": req.ID, "kind": "res", "op": req.Op, "payload": payload})
+	c.Write(append(res, '\n'))
 }
 
 // A send stamps last_seen only when the stamp is older than touchFresh: a daemon

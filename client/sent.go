@@ -78,7 +78,8 @@ func (s *Session) listed(handle string) bool {
 }
 
 // showReceipts prints one line per receipt, with a box column only when more
-// than one box holds them.
+// than one box holds them. Every field is escaped (shown): a receipt is another
+// box's answer.
 func (s *Session) showReceipts(me string, rs []wire.Receipt) {
 	if len(rs) == 0 {
 		s.out("@%s has sent nothing that an inbox here still holds", me)
@@ -101,9 +102,9 @@ func (s *Session) showReceipts(me string, rs []wire.Receipt) {
 		}
 		box := ""
 		if len(boxes) > 1 {
-			box = r.Box + "\t"
+			box = shown(r.Box) + "\t"
 		}
-		fmt.Fprintf(tw, "@%s\t%s%s\t%s\t%s\n", r.To, box, r.TS, state, summary(r.Msg))
+		fmt.Fprintf(tw, "@%s\t%s%s\t%s\t%s\n", shown(r.To), box, shown(r.TS), state, shown(summary(r.Msg)))
 	}
 	tw.Flush()
 }
@@ -112,7 +113,7 @@ func (s *Session) showReceipts(me string, rs []wire.Receipt) {
 // left out to keep the answer within one frame.
 func sentNotes(w io.Writer, list wire.ReceiptList) {
 	if len(list.Unanswered) > 0 {
-		fmt.Fprintf(w, "note: no answer from %s; lines filed on %s are not shown\n", strings.Join(list.Unanswered, ", "), plural(len(list.Unanswered), "that box", "those boxes"))
+		fmt.Fprintf(w, "note: no answer from %s; lines filed on %s are not shown\n", printable(strings.Join(list.Unanswered, ", "), false), plural(len(list.Unanswered), "that box", "those boxes"))
 	}
 	if list.Omitted > 0 {
 		fmt.Fprintf(w, "note: %d older %s left out to keep the answer within its size; sotd sent @handle shows one receiver's\n", list.Omitted, plural(list.Omitted, "line was", "lines were"))

@@ -21,6 +21,10 @@ func TestPrintable(t *testing.T) {
 		{"C1 CSI", "a\u009b2J", `a\x9b2J`, ""},
 		{"just past C1", "\u00a0é", "\u00a0é", ""},
 		{"not UTF-8", "a\x9b\xffb", `a\x9b\xffb`, ""},
+		{"bidi override", "@bob\u202e)em( ecila@", `@bob\u202e)em( ecila@`, ""},
+		{"bidi embeddings and isolates", "\u202a\u202d\u2066\u2069", `\u202a\u202d\u2066\u2069`, ""},
+		{"zero width", "al\u200bice\u200f\ufeff", `al\u200bice\u200f\ufeff`, ""},
+		{"just past zero width", "\u200a\u2010\u2065\u206a", "\u200a\u2010\u2065\u206a", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := printable(tc.in, false); got != tc.want {
@@ -46,6 +50,9 @@ func TestShowLine(t *testing.T) {
 		{"several lines", `{"from":"bob","to":"alice","msg":"a\n\n@mallory (T): b\n","ts":"T"}`, "@bob (T): \n  a\n\n  @mallory (T): b\n"},
 		{"controls in the sender", `{"from":"b\u001b[2Job","to":"alice","msg":"hi","ts":"T\r"}`, `@b\x1b[2Job (T\x0d): hi`},
 		{"not a frame", "{\"from\":\x1b[2J", `(unparsed line) {"from":\x1b[2J`},
+		{"not UTF-8", "{\"from\":\"b\xffb\",\"to\":\"alice\",\"msg\":\"a\x9b\xe2\x82 \xc3\",\"ts\":\"T\"}", `@b\xffb (T): a\x9b\xe2\x82 \xc3`},
+		{"escapes beside bytes that are not UTF-8", `{"from":"bob","to":"alice","msg":"\u00e9\ud83d\ude00\t\"\\\/` + "\xff" + `\u001b\ud800!","ts":"T"}`, "@bob (T): é😀\t\"\\/\\xff\\x1b\ufffd!"},
+		{"a field that is no string", `{"from":"bob","to":"alice","msg":7,"ts":"T"}`, `(unparsed line) {"from":"bob","to":"alice","msg":7,"ts":"T"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := showLine([]byte(tc.line)); got != tc.want {
@@ -61,6 +68,7 @@ func FuzzShowLine(f *testing.F) {
 	f.Add("hi")
 	f.Add("a\n@x (T): b")
 	f.Add("\x1b]0;t\x07\r\u009b\x7f\xff")
+	f.Add("\u202e\u200b\ufeff")
 	f.Fuzz(func(t *testing.T, msg string) {
 		line, err := json.Marshal(map[string]string{"from": "bob", "to": "alice", "msg": msg, "ts": "T"})
 		if err != nil {
@@ -71,7 +79,7 @@ func FuzzShowLine(f *testing.F) {
 			t.Fatalf("%q is not UTF-8", got)
 		}
 		for i, r := range got {
-			if r != '\n' && r != '\t' && isControl(r, false) {
+			if r != '\n' && r != '\t' && isControl(r, false) || invisible(r) {
 				t.Fatalf("control %U at byte %d of %q", r, i, got)
 			}
 		}

@@ -285,7 +285,13 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 	case wire.OpRegistryList:
 		return func(context.Context) (any, error) { return c.d.registryList() }, nil
 	case wire.OpNetList:
-		return func(context.Context) (any, error) { return c.d.netList() }, nil
+		var req wire.NetListPage
+		if len(env.Payload) > 0 { // a client older than pages sends none
+			if err := wire.DecodePayload(env.Payload, &req); err != nil {
+				return nil, err
+			}
+		}
+		return func(context.Context) (any, error) { return c.d.netList(req) }, nil
 	case wire.OpLinkStatus:
 		return func(context.Context) (any, error) { return c.d.linkStatus() }, nil
 	case wire.OpCommReceipts:

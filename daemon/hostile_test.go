@@ -31,6 +31,8 @@ type hostile struct {
 
 	mu  sync.Mutex
 	got []wire.CommFile
+	// receipts is its answer to every comm.receipts.
+	receipts wire.ReceiptList
 	// stalls, when set, holds every offer until the hub gives it up: each
 	// offer is told on offered as it comes, and on gaveUp as its ctx ends.
 	stalls          bool
@@ -88,7 +90,9 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 	cfg := link.Config{Box: box, Handler: func(ctx context.Context, _ *link.Conn, op string, payload json.RawMessage) (any, error) {
 		switch op {
 		case wire.OpCommReceipts:
-			return wire.ReceiptList{}, nil
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			return m.receipts, nil
 		case wire.OpCommFile:
 		default: // as a box older than the op answers, comm.file.batch's included
 			return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
@@ -117,6 +121,13 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 	}
 	t.Cleanup(func() { m.conn.Close() })
 	return m
+}
+
+// answerReceipts makes m answer every comm.receipts with list.
+func (m *hostile) answerReceipts(list wire.ReceiptList) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.receipts = list
 }
 
 // claim tells the hub, as a full directory, that m holds handles.
@@ -281,4 +292,106 @@ func joinOn(t testing.TB, b *netBox, handle string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A box's view entries reach every other box's list: one whose state is not
+// one of the protocol's words (here a forged row of the list's table) is
+// refused at the hub, and said in its log.
+func TestAHostileBoxCannotPublishAForgedState(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	gm.claim(t, "mallory", "mona")
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder("mona") == "gm" })
+	forged := wire.ViewEntry{Handle: "mallory", Live: true, State: "idle\n@alice (me)\tlive\tga\tidle\tall good"}
+	honest := wire.ViewEntry{Handle: "mona", Live: true, State: "working"}
+	if err := gm.conn.SendEvent(wire.OpLinkView, wire.LinkView{Full: true, Entries: []wire.ViewEntry{forged, honest}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hub to take gm's honest entry", func() bool {
+		_, ok := hb.d.net.router.View().Entries(nil, false)["mona"]
+		return ok
+	})
+	if e, ok := hb.d.net.router.View().Entries(nil, false)["mallory"]; ok {
+		t.Fatalf("the hub took gm's entry with state %q", e.State)
+	}
+	waitFor(t, "the hub to log the refusal", func() bool { return hb.logs.Contains("no work state") })
+}
+
+// A box's answer to the receipts question holds only lines in the inboxes it
+// holds: gm's made-up "read" for alice's line to hank, and newer lines to hank
+// that would push that real one out of the last ReceiptsDefault, are dropped
+// at the hub and logged; its receipts for its own handle stand, under its name.
+func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "mallory")
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: "the real line", ID: "ID-REAL"}); err != nil || !res.OK {
+		t.Fatalf("alice -> hank = %+v, %v", res, err)
+	}
+	forged := []wire.Receipt{{To: "hank", Msg: "the real line", ID: "ID-REAL", TS: "2026-01-01T00:00:00Z", Read: true, Box: "hb"}}
+	for i := range wire.ReceiptsDefault {
+		forged = append(forged, wire.Receipt{To: "hank", Msg: "made up", ID: fmt.Sprintf("ID-F%02d", i), TS: "2099-01-01T00:00:00Z", Read: true, Box: "hb"})
+	}
+	forged = append(forged, wire.Receipt{To: "mallory", Msg: "to mallory", ID: "ID-M", TS: "2026-01-01T00:00:00Z", Box: "hb"})
+	gm.answerReceipts(wire.ReceiptList{Receipts: forged})
+	got, err := receipts(t, ga, wire.CommReceipts{From: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"@hank hb false the real line", "@mallory gm false to mallory"}
+	if !slices.Equal(brief(got.Receipts), want) {
+		t.Fatalf("alice's receipts = %q; want %q", brief(got.Receipts), want)
+	}
+	waitFor(t, "the hub to log the dropped receipts", func() bool { return hb.logs.Contains("receipts for lines to handles it does not hold") })
+}
+
+// A box that publishes as many handles as a link may hold, each with a summary
+// near its bound, makes the view far past a frame: net.list answers it in
+// pages that each fit one, and the pages together hold every box's entries.
+func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	handles := make([]string, hub.MaxHandles)
+	entries := make([]wire.ViewEntry, hub.MaxHandles)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("fake-%05d", i)
+		entries[i] = wire.ViewEntry{Handle: handles[i], Live: true, State: registry.StateIdle, Summary: strings.Repeat("s", 400)}
+	}
+	gm.claim(t, handles...)
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder(handles[len(handles)-1]) == "gm" })
+	for _, part := range splitView(wire.LinkView{Full: true, Entries: entries}) {
+		if err := gm.conn.SendEvent(wire.OpLinkView, part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the hub to take gm's view", func() bool { return len(hb.d.net.router.View().Entries(nil, false)) == len(handles)+1 }) // and ga's alice
+
+	c := hb.dial(t)
+	var got []string
+	pages, largest := 0, 0
+	for page := (wire.NetListPage{}); ; pages++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var nl wire.NetList
+		err := c.Call(ctx, wire.OpNetList, page, &nl)
+		cancel()
+		if err != nil {
+			t.Fatalf("net.list page %d after %q: %v", pages, page.After, err)
+		}
+		for _, e := range nl.Entries {
+			got = append(got, e.Handle)
+		}
+		if b, _ := json.Marshal(nl); len(b) > largest {
+			largest = len(b)
+		}
+		if nl.Next == "" {
+			break
+		}
+		page.After = nl.Next
+	}
+	want := append(append([]string{"alice"}, handles...), "hank")
+	if !slices.Equal(got, want) {
+		t.Fatalf("net.list's pages held %d entries (first %q, last %q); want alice, gm's %d and hank", len(got), got[0], got[len(got)-1], len(handles))
+	}
+	if pages < 2 || largest > wire.MaxFrame*3/4 {
+		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s), the largest %d bytes; want several, each well within a %d-byte frame", len(got), pages+1, largest, wire.MaxFrame)
+	}
+	t.Logf("net.list: %d entries in %d pages, the largest %d bytes", len(got), pages+1, largest)
 }

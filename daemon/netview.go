@@ -36,15 +36,17 @@ const (
 )
 
 // viewEntry is registry entry e, held under name on this box, as the view
-// carries it, its liveness judged now by this box's clock.
+// carries it, its liveness judged now by this box's clock, and its text within
+// the view's bounds (hub.Clip): a summary an older writer left a megabyte long
+// would make every event that carries it too big for a frame.
 func viewEntry(name string, e *registry.Entry, box string, now time.Time) wire.ViewEntry {
 	if e.Host != "" {
 		box = e.Host
 	}
-	return wire.ViewEntry{
+	return hub.Clip(wire.ViewEntry{
 		Handle: name, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
 		Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
-	}
+	})
 }
 
 // viewEntries is doc's entries that keep asks for, as the view carries them.
@@ -320,13 +322,14 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 		return
 	}
 	if refused := n.router.View().Apply(c, v); refused > 0 {
-		n.log.Warn("a box published view entries for handles it does not hold, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
+		n.log.Warn("a box published view entries for handles it does not hold or with a state that is no work state, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
 	}
 }
 
 // netList answers net.list: this box's registry, judged now, and every other
-// box's entries as the hub's view holds them, local entries first.
-func (d *Daemon) netList() (any, error) {
+// box's entries as the hub's view holds them, local entries first; one page of
+// them, after page.After.
+func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 	doc, err := registry.Read(d.cfg.Home)
 	if err != nil {
 		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
@@ -365,9 +368,26 @@ func (d *Daemon) netList() (any, error) {
 			all[h] = e
 		}
 	}
-	out.Entries = make([]wire.ViewEntry, 0, len(all))
-	for _, h := range slices.Sorted(maps.Keys(all)) {
-		out.Entries = append(out.Entries, all[h])
-	}
+	out.Entries, out.Next = entryPage(all, page.After, wire.NetListBudget)
 	return out, nil
+}
+
+// entryPage is the entries after handle after, in handle order, that encode to at
+// most budget bytes (one at least, so a page always moves on), and the last
+// handle taken when more follow, else "".
+func entryPage(all map[string]wire.ViewEntry, after string, budget int) ([]wire.ViewEntry, string) {
+	out := []wire.ViewEntry{}
+	size := 0
+	for _, h := range slices.Sorted(maps.Keys(all)) {
+		if h <= after {
+			continue
+		}
+		b, _ := json.Marshal(all[h])
+		if len(out) > 0 && size+len(b)+1 > budget {
+			return out, out[len(out)-1].Handle
+		}
+		size += len(b) + 1 // its comma
+		out = append(out, all[h])
+	}
+	return out, ""
 }

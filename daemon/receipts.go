@@ -112,12 +112,37 @@ func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts)
 		n.log.Info("a box gave no receipts", "box", p.Box(), "from", req.From, "err", err)
 		return wire.ReceiptList{Unanswered: []string{p.Box()}}
 	}
-	for i := range res.Receipts {
-		if res.Receipts[i].Box == "" {
-			res.Receipts[i].Box = p.Box()
+	if n.router == nil { // a guest asks its hub, whose answer names each line's box
+		for i := range res.Receipts {
+			if res.Receipts[i].Box == "" {
+				res.Receipts[i].Box = p.Box()
+			}
 		}
+		return res
+	}
+	if dropped := n.ownReceipts(p, &res); dropped > 0 {
+		n.log.Warn("a box answered receipts for lines to handles it does not hold; they were dropped", "box", p.Box(), "from", req.From, "dropped", dropped)
 	}
 	return res
+}
+
+// ownReceipts keeps, of a linked box's answer, only the lines in inboxes that
+// box holds now, each under that box's name, and returns how many it dropped.
+// A box reads only its own inboxes, so any other receipt is made up: a "read"
+// for a line another box holds, or a newer line that pushes a real one out of
+// the last max per receiver.
+func (n *network) ownReceipts(p hub.Peer, res *wire.ReceiptList) (dropped int) {
+	kept := res.Receipts[:0]
+	for _, r := range res.Receipts {
+		if n.router.Holder(r.To) != p.Box() {
+			dropped++
+			continue
+		}
+		r.Box = p.Box()
+		kept = append(kept, r)
+	}
+	res.Receipts = kept
+	return dropped
 }
 
 // mergeReceipts joins the boxes' answers, the first part (this home's) first:

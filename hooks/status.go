@@ -112,7 +112,9 @@ func bashRunsComm(toolInput json.RawMessage) (bool, error) {
 }
 
 // questions is the text of an AskUserQuestion call: its questions, one after
-// another, or "" when it has none.
+// another, or "" when it has none; cut to a status text's bound
+// (registry.MaxText), which would refuse a longer one: the agent wrote the
+// questions for the person, and blocked must be recorded whatever their length.
 func questions(toolInput json.RawMessage) string {
 	type q struct {
 		Question string `json:"question"`
@@ -128,7 +130,7 @@ func questions(toolInput json.RawMessage) string {
 			qs = append(qs, s)
 		}
 	}
-	return strings.Join(qs, " / ")
+	return registry.Cut(strings.Join(qs, " / "), registry.MaxText)
 }
 
 // Permission is `sotd hook permission`, Codex's PermissionRequest hook: the

@@ -87,6 +87,7 @@ func TestQuestions(t *testing.T) {
 		{"none", `{"questions":[]}`, ""},
 		{"not an object", `"x"`, ""},
 		{"absent", ``, ""},
+		{"past a status text's bound", `{"question":"` + strings.Repeat("é", registry.MaxText) + `"}`, strings.Repeat("é", registry.MaxText/2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,10 @@ package hub
 
 import (
 	"maps"
+	"slices"
 	"sync"
 
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -11,8 +13,8 @@ import (
 // the hub's view (and every guest's copy) past MaxHandles small entries and
 // MaxRows small rows.
 const (
-	maxViewText      = 512 // bytes of repo, summary, state, each
-	maxViewExpertise = 32  // expertise words
+	maxViewText      = registry.MaxText      // bytes of repo, summary, state, each
+	maxViewExpertise = registry.MaxExpertise // expertise words
 	// MaxRows bounds the rows one linked box may publish.
 	MaxRows = 1024
 )
@@ -53,8 +55,9 @@ func (v *View) SetOwn(es map[string]wire.ViewEntry, rows map[string]wire.ViewRow
 }
 
 // Apply takes one view event of link p and returns how many entries and rows
-// it refused: entries for a handle p does not hold, rows under another box's
-// name, and rows past MaxRows. Events of a link that has ended are dropped.
+// it refused: entries for a handle p does not hold or with a state that is not
+// one of the protocol's words (none is fine: a session that never said one),
+// rows under another box's name, and rows past MaxRows. Events of a link that has ended are dropped.
 func (v *View) Apply(p Peer, ev wire.LinkView) (refused int) {
 	select {
 	case <-p.Done():
@@ -72,12 +75,12 @@ func (v *View) Apply(p Peer, ev wire.LinkView) (refused int) {
 		delete(pub.entries, h)
 	}
 	for _, e := range ev.Entries {
-		if v.r.holder(e.Handle) != p {
+		if v.r.holder(e.Handle) != p || e.State != "" && !registry.IsState(e.State) {
 			refused++
 			continue
 		}
 		e.Box = p.Box()
-		pub.entries[e.Handle] = clip(e)
+		pub.entries[e.Handle] = Clip(e)
 	}
 	for _, k := range ev.RowsRemoved {
 		delete(pub.rows, k)
@@ -164,27 +167,17 @@ func clipRow(row wire.ViewRow) wire.ViewRow {
 	return row
 }
 
-// clip bounds an entry's free text.
-func clip(e wire.ViewEntry) wire.ViewEntry {
+// Clip bounds an entry's free text: what the hub keeps of a linked box's
+// entry, and what a box publishes of its own, so an entry an older writer
+// left past the bounds in its registry still fits a view event.
+func Clip(e wire.ViewEntry) wire.ViewEntry {
 	e.Repo, e.State, e.Summary = cut(e.Repo), cut(e.State), cut(e.Summary)
 	e.LastSeen, e.StatusAt = cut(e.LastSeen), cut(e.StatusAt)
-	if len(e.Expertise) > maxViewExpertise {
-		e.Expertise = e.Expertise[:maxViewExpertise]
-	}
+	e.Expertise = slices.Clone(e.Expertise[:min(len(e.Expertise), maxViewExpertise)]) // its own: the words are cut in place
 	for i, w := range e.Expertise {
 		e.Expertise[i] = cut(w)
 	}
 	return e
 }
 
-func cut(s string) string {
-	if len(s) <= maxViewText {
-		return s
-	}
-	// Back off to a rune boundary, so the JSON stays valid UTF-8.
-	n := maxViewText
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
+func cut(s string) string { return registry.Cut(s, maxViewText) }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Name is the server's name, and the name `claude mcp add` registers it under.
@@ -56,7 +57,7 @@ func New(sessions Sessions, version string) *mcp.Server {
 		Instructions: "Mail between coding-agent sessions: each session has a handle (@name). poll reads new mail and marks it read; send files a message into a handle's inbox; list shows every handle; status declares what this session is doing; sent shows whether sent lines were read. A subagent never sends or reads mail.",
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "send", Description: "File a message into another session's inbox (to), or into every other live session's (broadcast). Answers 'filed -> @handle' per receiver, or 'FAILED -> @handle: reason' as a tool error: nothing was sent."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in SendArgs) (*mcp.CallToolResult, any, error) {
+		textOnly(func(_ context.Context, _ *mcp.CallToolRequest, in SendArgs) (*mcp.CallToolResult, any, error) {
 			to := strings.TrimPrefix(in.To, "@")
 			switch {
 			case in.Broadcast && to != "":
@@ -69,7 +70,7 @@ func New(sessions Sessions, version string) *mcp.Server {
 			return call(sessions, func(c *client.Session) int {
 				return c.Send(client.SendArgs{To: to, Text: in.Text, Broadcast: in.Broadcast})
 			})
-		})
+		}))
 	mcp.AddTool(s, &mcp.Tool{Name: "poll", Description: "Show the mail past this session's read cursor, one '@sender (time): text' a line, and move the cursor past it. A busy inbox is a tool error: nothing was read; try again."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int { return c.Poll(false) })
@@ -79,14 +80,14 @@ func New(sessions Sessions, version string) *mcp.Server {
 			return call(sessions, func(c *client.Session) int { return c.List(false) })
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "Declare this session's work-state (verb working, idle, blocked, waiting or done, with text), which list shows the others; with no verb, show it and the unread count."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, any, error) {
+		textOnly(func(_ context.Context, _ *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int {
 				if in.Verb == "" {
 					return c.ShowStatus(false)
 				}
 				return c.Status(in.Verb, in.Text, in.Text != "", false)
 			})
-		})
+		}))
 	mcp.AddTool(s, &mcp.Tool{Name: "sent", Description: "Show the lines this session sent recently (to one handle, or to any) and whether each has been read."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in SentArgs) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int { return c.Sent(strings.TrimPrefix(in.To, "@"), false) })
@@ -117,6 +118,19 @@ func call(sessions Sessions, verb func(*client.Session) int) (*mcp.CallToolResul
 		return failed(text)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}
+
+// textOnly refuses a call whose arguments are not text (wire.NotText), as the
+// socket refuses such a frame: the SDK would hand the tool an escaped lone
+// surrogate as U+FFFD, and sotd refuses text, never replaces it. It wraps the
+// tools whose text is filed or written: send and status.
+func textOnly[In any](tool mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		if err := wire.NotText(req.Params.Arguments, "the call"); err != nil {
+			return failed(err.Error())
+		}
+		return tool(ctx, req, in)
+	}
 }
 
 func failed(text string) (*mcp.CallToolResult, any, error) {

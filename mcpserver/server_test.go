@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func connect(t *testing.T, sessions Sessions) *mcp.ClientSession {
 }
 
 // callTool calls one tool and returns its text and whether it was a tool error.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -175,6 +176,34 @@ func TestSendAndPoll(t *testing.T) {
 	}
 }
 
+// An escaped lone surrogate is no text: the SDK would hand send and status
+// U+FFFD in its place, so the call is refused, as the socket refuses such a
+// frame, and nothing is filed or written.
+func TestTextToolsRefuseALoneSurrogate(t *testing.T) {
+	h, sessions := box(t)
+	cs := connect(t, sessions)
+	t.Setenv(home.EnvName, "bob")
+	for _, tc := range []struct{ tool, args string }{
+		{"send", `{"to":"alice","text":"half \ud800 a pair"}`},
+		{"send", `{"to":"alice","text":"a low half \udc00"}`},
+		{"status", `{"verb":"idle","text":"half \ud83d"}`},
+	} {
+		text, isErr := callTool(t, cs, tc.tool, json.RawMessage(tc.args))
+		if want := `the call holds an escaped lone surrogate (\u`; !isErr || !strings.Contains(text, want) {
+			t.Errorf("%s %s: %q (tool error %v); want a tool error naming %q", tc.tool, tc.args, text, isErr, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(h.InboxDir(), "alice.jsonl")); err == nil {
+		t.Errorf("alice's inbox holds %q; want nothing filed", b)
+	}
+	if text, _ := callTool(t, cs, "status", nil); strings.Contains(text, "half") {
+		t.Errorf("status: %q; want nothing written", text)
+	}
+	if text, isErr := callTool(t, cs, "send", json.RawMessage(`{"to":"alice","text":"a pair \ud83d\ude00"}`)); isErr || !strings.Contains(text, "filed -> @alice") {
+		t.Errorf("a surrogate pair: %q (tool error %v); want filed", text, isErr)
+	}
+}
+
 // A call the CLI would refuse is a tool error whose text is the CLI's sentence.
 func TestBadCalls(t *testing.T) {
 	_, sessions := box(t)
@@ -191,6 +220,7 @@ func TestBadCalls(t *testing.T) {
 		{"no receiver", "send", map[string]any{"text": "hi"}, "no receiver: give to (a handle) or broadcast; nothing was sent"},
 		{"not a handle", "send", map[string]any{"to": "a/b", "text": "hi"}, `not a handle: "a/b"`},
 		{"unknown status", "status", map[string]any{"verb": "sleeping"}, `unknown verb "sleeping"`},
+		{"summary past its bound", "status", map[string]any{"verb": "idle", "text": strings.Repeat("x", 600)}, "the status text is 600 bytes, over the 512-byte limit of a summary"},
 		{"wrong type", "send", map[string]any{"to": "alice", "text": 7}, "text"},
 	}
 	for _, tt := range tests {

@@ -43,6 +43,7 @@ const (
 var (
 	events       = []string{VerbPrompt, VerbStop, VerbDialog, VerbResumed, VerbJoin}
 	declarations = []string{VerbWorking, VerbIdle, VerbBlocked, VerbWaiting, VerbDone}
+	states       = []string{StateWorking, StateIdle, StateBlocked, StateWaiting, StateDone}
 )
 
 // The text a fact holds when its verb came with none: an empty fact is unset, and
@@ -61,6 +62,9 @@ func IsEvent(verb string) bool { return slices.Contains(events, verb) }
 
 // IsDeclaration reports whether verb is one of the five declarations.
 func IsDeclaration(verb string) bool { return slices.Contains(declarations, verb) }
+
+// IsState reports whether s is one of the protocol's five work states.
+func IsState(s string) bool { return slices.Contains(states, s) }
 
 // Status is one comm-status write.
 type Status struct {
@@ -99,8 +103,14 @@ func ApplyStatus(e *Entry, verb, text string, now time.Time) error {
 //	done     note = text when given; done; clears question and waiting.
 //
 // Declarations leave dialog alone: only the screen (resumed) or a turn boundary
-// knows it is gone.
+// knows it is gone. A declaration's text past MaxText is refused (CheckText)
+// and e is left as it was.
 func Apply(e *Entry, s Status, now time.Time) error {
+	if IsDeclaration(s.Verb) {
+		if err := CheckText(s.Text); err != nil {
+			return err
+		}
+	}
 	switch s.Verb {
 	case VerbPrompt:
 		origin := s.Text
@@ -158,7 +168,9 @@ func (e *Entry) setNote(s Status) {
 var derivedKeys = keepBits("state", "summary")
 
 // reduce derives state and summary from the facts by the protocol's priority.
-// The summary is one line: line breaks and tabs in a fact read as spaces.
+// The summary is one line: line breaks and tabs in a fact read as spaces. It
+// is cut to MaxText: a dialog's text is a hook's, and an older writer's fact
+// may be longer.
 func (e *Entry) reduce() {
 	e.keep |= derivedKeys
 	var sum string
@@ -176,7 +188,7 @@ func (e *Entry) reduce() {
 	default:
 		e.State, sum = StateIdle, e.Note
 	}
-	e.Summary = strings.Join(strings.Fields(sum), " ")
+	e.Summary = Cut(strings.Join(strings.Fields(sum), " "), MaxText)
 }
 
 func firstSet(s ...string) string {

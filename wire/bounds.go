@@ -94,6 +94,13 @@ func (r CommFile) Validate() error {
 	return f.err
 }
 
+// Validate bounds a net.list page's handle.
+func (r NetListPage) Validate() error {
+	var f fields
+	f.text("after", r.After, MaxName)
+	return f.err
+}
+
 // Validate bounds a comm.receipts' handles.
 func (r CommReceipts) Validate() error {
 	var f fields

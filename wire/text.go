@@ -57,14 +57,23 @@ func hex4(b []byte) rune {
 }
 
 // checkText refuses valid JSON (what names it: the frame, the payload) that is
-// not text: bytes that are not UTF-8, or an escaped lone surrogate. Either
-// would reach an op as U+FFFD, and the protocol refuses text, never replaces it.
+// not text (NotText), as a bad frame.
 func checkText(b []byte, what string) error {
+	if err := NotText(b, what); err != nil {
+		return fmt.Errorf("%w: %w", ErrFrame, err)
+	}
+	return nil
+}
+
+// NotText says why valid JSON b (what names it) is not text, nil when it is:
+// bytes that are not UTF-8, or an escaped lone surrogate. Either would reach
+// its reader as U+FFFD, and the protocol refuses text, never replaces it.
+func NotText(b []byte, what string) error {
 	if !utf8.Valid(b) {
-		return fmt.Errorf("%w: %s is not valid UTF-8", ErrFrame, what)
+		return fmt.Errorf("%s is not valid UTF-8", what)
 	}
 	if esc, ok := loneSurrogate(b); ok {
-		return fmt.Errorf("%w: %s holds an escaped lone surrogate (%s), which is not text; nothing in it was done — send text as UTF-8 or as a surrogate pair", ErrFrame, what, esc)
+		return fmt.Errorf("%s holds an escaped lone surrogate (%s), which is not text; nothing in it was done — send text as UTF-8 or as a surrogate pair", what, esc)
 	}
 	return nil
 }

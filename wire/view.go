@@ -74,9 +74,12 @@ type LinkView struct {
 }
 
 // NetList answers net.list. Entries are this box's own (judged now) and, while
-// Known, every other box's as the hub last said. AsOf is when the other boxes'
-// part was last known current: now while Known, else when the link to the hub
-// went down ("" when it never came up), and Why says why it is not known.
+// Known, every other box's as the hub last said, in handle order. AsOf is when
+// the other boxes' part was last known current: now while Known, else when the
+// link to the hub went down ("" when it never came up), and Why says why it is
+// not known. A view past NetListBudget goes as pages: Next, when set, is this
+// page's last handle, and the entries after it are asked for with
+// NetListPage{After: Next}.
 type NetList struct {
 	Box     string      `json:"box"`
 	Hub     string      `json:"hub,omitempty"`
@@ -85,4 +88,15 @@ type NetList struct {
 	Known   bool        `json:"known"`
 	AsOf    string      `json:"as_of,omitempty"`
 	Why     string      `json:"why,omitempty"`
+	Next    string      `json:"next,omitempty"`
 }
+
+// NetListPage is net.list's request: the entries after handle After, in handle
+// order ("" or no payload: from the first).
+type NetListPage struct {
+	After string `json:"after,omitempty"`
+}
+
+// NetListBudget bounds the encoded entries of one net.list answer, so with its
+// boxes it stays well within a frame however many handles the boxes publish.
+const NetListBudget = 512 << 10

@@ -69,7 +69,10 @@ type Daemon struct {
 	pageKick  chan struct{} // asks the page's watch to look now
 	pageBatch *batcher      // files the page's messages; set by Run before the page serves
 
-	filingRegistry *regCache // the registry as each batch reads it
+	// reg is the registry as last parsed: every read of it here (each filing
+	// batch, the wake, the stamper, the directory, the view) goes through it,
+	// so a large registry is parsed once a change, not once a reader and tick.
+	reg *regCache
 }
 
 // Default bounds of group commit.
@@ -105,7 +108,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), filingRegistry: &regCache{h: cfg.Home}}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), reg: &regCache{h: cfg.Home}}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -173,6 +176,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer b.wait()
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
+	d.rows.reg = d.reg
 	d.rows.notify = d.kickPage
 	d.rows.discover()
 	defer d.rows.close()

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -38,7 +37,7 @@ const tickWait = 2*directoryEvery + 500*time.Millisecond
 // its page last looked at them; at most one view event each viewGap and only
 // what changed.
 type directory struct {
-	home  home.Home
+	reg   *regCache // the daemon's
 	box   string
 	log   *slog.Logger
 	every time.Duration
@@ -78,7 +77,7 @@ func (d *directory) syncLocked() {
 		return
 	default:
 	}
-	doc, err := registry.Read(d.home)
+	doc, err := d.reg.read()
 	if err != nil {
 		d.log.Debug("the directory was not sent: the registry could not be read", "err", err)
 		return
@@ -123,7 +122,7 @@ func (d *directory) tell(handle string) {
 // heldOrNone is the set of handles this box's registry lists under this box,
 // none when the registry cannot be read.
 func (d *directory) heldOrNone() map[string]bool {
-	doc, err := registry.Read(d.home)
+	doc, err := d.reg.read()
 	if err != nil {
 		return nil
 	}

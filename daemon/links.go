@@ -60,10 +60,10 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	}
 	switch {
 	case role.Serve:
-		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
+		own := &directory{reg: d.reg, box: d.cfg.Host}
 		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
-		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
+		n.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
 		n.copy = &netCopy{}
 		n.keeper = &link.Keeper{
 			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log, Ticks: true},

@@ -50,7 +50,7 @@ func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
 // handle listed under this box (an offer from the hub); any other is not_here.
 func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) (res []filer.Result, err error) {
 	defer countRefused(&err)
-	doc, err := d.filingRegistry.read()
+	doc, err := d.reg.read()
 	if err != nil {
 		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
 	}
@@ -115,7 +115,7 @@ func (d *Daemon) refused(req wire.CommFile, err error) error {
 
 // registryList answers with the registry's agents as they are on disk.
 func (d *Daemon) registryList() (any, error) {
-	doc, err := registry.Read(d.cfg.Home)
+	doc, err := d.reg.read()
 	if err != nil {
 		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}

@@ -7,10 +7,12 @@ import (
 	"github.com/sotcomm/sotd/registry"
 )
 
-// regCache keeps the filing path's last registry parse. Each batch still looks at
-// the registry just before its append, as fresh as its fsync, but a registry that
-// is the same file with the same size and modification time as at the last parse
-// is not read and parsed again (home.Stamp). Any failure drops the kept parse and
+// regCache keeps the daemon's last registry parse. Each reader (a filing batch
+// just before its append, the wake, the stamper, the directory) still looks at
+// the registry, as fresh as registry.Read, but a registry that is the same file
+// with the same size and modification time as at the last parse is not read and
+// parsed again (home.Stamp): an idle daemon over 100,000 entries parsed them on
+// every tick of every reader. Any failure drops the kept parse and
 // reads as registry.Read does.
 // The Doc it answers is shared between batches and never changed.
 type regCache struct {
@@ -20,6 +22,8 @@ type regCache struct {
 	path string     // the registry's
 	file home.Stamp // the registry that doc was parsed from; absent when none
 	doc  *registry.Doc
+
+	reads, parses int // for tests: how often it was asked, and how often it parsed
 }
 
 func (c *regCache) read() (*registry.Doc, error) {
@@ -28,6 +32,7 @@ func (c *regCache) read() (*registry.Doc, error) {
 	if c.path == "" {
 		c.path = c.h.Registry()
 	}
+	c.reads++
 	// The look comes before the read: a registry replaced between the two is
 	// kept with the older look's attributes, so the next batch reads it again.
 	file := home.StampOf(c.path)
@@ -35,6 +40,7 @@ func (c *regCache) read() (*registry.Doc, error) {
 		return c.doc, nil
 	}
 	c.file, c.doc = home.Stamp{}, nil
+	c.parses++
 	doc, err := registry.Read(c.h)
 	if err != nil {
 		return nil, err

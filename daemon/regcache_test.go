@@ -6,8 +6,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -64,5 +66,30 @@ func TestRegCacheLooksAtNoSymlink(t *testing.T) {
 	}
 	if doc, err := c.read(); !errors.Is(err, registry.ErrUnreadable) || !strings.Contains(fmt.Sprint(err), "registry.json is a symlink") || doc != nil {
 		t.Fatalf("a registry that is a symlink read as %p, %v; want it refused as a symlink, not the kept %p", doc, err, first)
+	}
+}
+
+// counts is how often c was asked and how often it parsed.
+func (c *regCache) counts() (reads, parses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads, c.parses
+}
+
+// An idle daemon's readers (the wake, the dialog watch, the stamper, the rows'
+// listing) share one parse of an unchanged registry: before, each parsed it on
+// each of its ticks.
+func TestAnIdleDaemonParsesAnUnchangedRegistryOnce(t *testing.T) {
+	var d *Daemon
+	startRig(t, func(x *Daemon) { d = x; x.dialogEvery = 50 * time.Millisecond })
+	testutil.Eventually(t, 10*time.Second, "the daemon's readers to ask for the registry a few times", func() bool {
+		reads, _ := d.reg.counts()
+		return reads >= 5
+	})
+	if _, err := d.rows.list(); err != nil {
+		t.Fatal(err)
+	}
+	if reads, parses := d.reg.counts(); parses != 1 || d.rows.reg != d.reg {
+		t.Fatalf("an unchanged registry asked for %d times was parsed %d times (the rows share the cache: %v); want once", reads, parses, d.rows.reg == d.reg)
 	}
 }

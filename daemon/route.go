@@ -80,7 +80,7 @@ type registryLook struct {
 
 // routeRegistry reads the registry for the routes of the requests here now.
 func (d *Daemon) routeRegistry() registryLook {
-	doc, _ := d.filingRegistry.read() // nil when it cannot be read, which lists takes as listing
+	doc, _ := d.reg.read() // nil when it cannot be read, which lists takes as listing
 	return registryLook{doc: doc, host: d.cfg.Host}
 }
 

@@ -88,7 +88,7 @@ func (m *rowsManager) bind(handle, row, cwd string) (moved string, undo func() e
 // An entry bound to a row on another box is held, since no daemon here can
 // rule on that row.
 func (m *rowsManager) clearance(handle string) (wire.AgentJoined, error) {
-	doc, err := registry.Read(m.home)
+	doc, err := m.reg.read()
 	if err != nil {
 		return wire.AgentJoined{}, unreadable(wire.CodeUnreadable, "no clearance was given", err)
 	}

@@ -31,6 +31,7 @@ type rowsManager struct {
 	log  *slog.Logger
 	now  func() time.Time
 	b    rows.Backend
+	reg  *regCache // the daemon's, once Run has made the manager
 
 	// changed tells the stamper that the set of rows or their handles changed;
 	// one pending signal is enough, so it is sized 1 and never blocks.
@@ -51,7 +52,7 @@ type rowsManager struct {
 }
 
 func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
-	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
+	return &rowsManager{home: h, host: host, log: log, now: now, b: b, reg: &regCache{h: h}, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
 }
 
 // discover takes on the rows a previous daemon left running (tmux rows outlive
@@ -171,7 +172,7 @@ func (m *rowsManager) list() (wire.WorkspaceList, error) {
 	if err != nil {
 		return wire.WorkspaceList{}, rowRefusal("the rows could not be listed", err)
 	}
-	doc, err := registry.Read(m.home)
+	doc, err := m.reg.read()
 	if err != nil {
 		m.unreadable.Fail(m.log, slog.LevelWarn, "rows listed without their agents' facts: the registry does not read", err)
 	} else {

@@ -12,7 +12,6 @@ import (
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/machine"
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -66,7 +65,7 @@ func (m *rowsManager) watchSession(req wire.SessionWatch, asker int) (wire.Done,
 	if err := checkAsker(p, asker, req.Handle); err != nil {
 		return wire.Done{}, err
 	}
-	doc, err := registry.Read(m.home)
+	doc, err := m.reg.read()
 	if err != nil {
 		return wire.Done{}, unreadable(wire.CodeUnreadable, "@"+req.Handle+" is not watched", err)
 	}

@@ -35,6 +35,10 @@ type hostile struct {
 	// offer is told on offered as it comes, and on gaveUp as its ctx ends.
 	stalls          bool
 	offered, gaveUp chan string
+	// claimsOffered, when set, claims each handle it is offered before its
+	// ok, as an honest box whose session just joined tells it on its next
+	// poll.
+	claimsOffered bool
 }
 
 // stall makes m hold every offer from now on until the hub gives it up.
@@ -58,8 +62,23 @@ func dialTicking(t testing.TB, h home.Home, box, hosts string) *hostile {
 	t.Helper()
 	m := dialHostileWith(t, h, box, hosts, true)
 	m.claim(t)
+	m.tickEvery(50 * time.Millisecond)
+	return m
+}
+
+// dialTickingWithoutFullSet links box promising Ticks, and sends an empty
+// directory event every 50 ms but never its full set.
+func dialTickingWithoutFullSet(t testing.TB, h home.Home, box, hosts string) *hostile {
+	t.Helper()
+	m := dialHostileWith(t, h, box, hosts, true)
+	m.tickEvery(50 * time.Millisecond)
+	return m
+}
+
+// tickEvery sends an empty directory event every d until m's link ends.
+func (m *hostile) tickEvery(d time.Duration) {
 	go func() {
-		every := time.NewTicker(50 * time.Millisecond)
+		every := time.NewTicker(d)
 		defer every.Stop()
 		for {
 			select {
@@ -70,7 +89,6 @@ func dialTicking(t testing.TB, h home.Home, box, hosts string) *hostile {
 			}
 		}
 	}()
-	return m
 }
 
 func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *hostile {
@@ -99,8 +117,11 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 		}
 		m.mu.Lock()
 		m.got = append(m.got, req)
-		stalls := m.stalls
+		stalls, claims := m.stalls, m.claimsOffered
 		m.mu.Unlock()
+		if claims {
+			m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Added: []string{req.To}})
+		}
 		if stalls {
 			m.offered <- req.To
 			<-ctx.Done()
@@ -280,5 +301,30 @@ func joinOn(t testing.TB, b *netBox, handle string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A box that does not tick is offered a line for a handle no directory names
+// (here @bob, whose box is down), and answers ok without claiming @bob: its
+// ok is no answer, and the sender hears not_here, never filed.
+func TestAHostileBoxsOkForAHandleItNeverClaimedIsNotTaken(t *testing.T) {
+	hb, ga, _ := trustBoxes(t)
+	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "for bob, whose box is down", ID: "ID-BOB-DOWN"})
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
+		t.Fatalf("alice -> bob = %+v, %v; want %s, not gm's ok", res, err, wire.CodeNotHere)
+	}
+	if !hb.logs.Contains("does not name") {
+		t.Errorf("the hub did not log gm's ok for a handle it does not hold:\n%s", hb.logs.String())
+	}
+}
+
+// A ticking box whose full set has not come (the window that made
+// TestALineNoBoxHoldsIsOfferedToNoTickingBox flaky): its ok for a handle no
+// directory names is not taken.
+func TestAnOkFromATickingBoxWithoutItsFullSetIsNotTaken(t *testing.T) {
+	_, ga, _ := trustBoxesWith(t, dialTickingWithoutFullSet)
+	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "private", ID: "ID-NOBODY-NOFULL"})
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
+		t.Fatalf("alice -> nobody = %+v, %v; want %s", res, err, wire.CodeNotHere)
 	}
 }

@@ -27,6 +27,11 @@ type box struct {
 	closed atomic.Bool
 	ticks  bool          // it promised a directory event on every poll
 	rtt    time.Duration // its link's round trip
+	// r is the router it is linked to: an honest box that files a line
+	// tells r's directory it holds the handle, as its next poll would.
+	r *Router
+	// lies: it answers ok without ever claiming the handle.
+	lies bool
 
 	mu   sync.Mutex
 	reqs []wire.CommFile
@@ -55,6 +60,9 @@ func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	res, err := b.answer(ctx, r)
 	if err != nil {
 		return err
+	}
+	if res.OK && b.r != nil && !b.lies && !b.r.names(b, r.To) {
+		b.r.Directory(b, wire.LinkDirectory{Added: []string{r.To}})
 	}
 	*resp.(*wire.CommFiled) = res
 	return nil
@@ -123,6 +131,7 @@ func newRouter(t *testing.T, should ...string) *Router {
 
 func link(r *Router, boxes ...*box) {
 	for _, b := range boxes {
+		b.r = r
 		r.Add(b)
 	}
 }

@@ -328,3 +328,43 @@ func TestAnOkFromATickingBoxWithoutItsFullSetIsNotTaken(t *testing.T) {
 		t.Fatalf("alice -> nobody = %+v, %v; want %s", res, err, wire.CodeNotHere)
 	}
 }
+
+// Lines waiting on one slow holder (here a box that stalls every offer) hold
+// up no other line from the same box: with 2, 3 or 4 of alice's lines to
+// @mallory unanswered, her line to @hank crosses the same link and is answered
+// while they still wait.
+func TestLinesWaitingOnASlowHolderHoldUpNoOther(t *testing.T) {
+	for _, pending := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("%d pending", pending), func(t *testing.T) {
+			t.Setenv("SOT_INBOX_LOCK_WAIT_SECS", "30") // the stalled offers wait 31 s
+			hb, ga, gm := trustBoxes(t)
+			gm.stall()
+			gm.claim(t, "mallory")
+			waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+			slow := make(chan error, pending)
+			for i := range pending {
+				c := ga.dial(t)
+				go func() {
+					_, err := call(t, c, wire.CommFile{From: "alice", To: "mallory", Text: "held", ID: fmt.Sprintf("ID-HELD-%d", i)})
+					slow <- err
+				}()
+			}
+			for range pending {
+				select {
+				case <-gm.offered:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the hub did not offer alice's lines to gm")
+				}
+			}
+			res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: "not held", ID: "ID-NOT-HELD"})
+			if err != nil || !res.OK {
+				t.Fatalf("alice -> hank behind %d held lines = %+v, %v; want filed", pending, res, err)
+			}
+			select {
+			case err := <-slow:
+				t.Fatalf("a held line was answered (%v) before the line behind it: it was held up", err)
+			default:
+			}
+		})
+	}
+}

@@ -276,16 +276,18 @@ func forwarded(payload json.RawMessage) (wire.CommFile, error) {
 }
 
 // fileBatch answers a comm.file.batch: each request as its own comm.file would
-// be answered, all at once. On the hub each goes its own way (its folder, or
-// its holder's link, which gathers what goes to one box again); on a guest,
-// where every one is an offer, the lines for one inbox are queued together, so
-// they go in one group commit.
+// be answered, each as soon as it is (link.BatchItems, on a link that takes
+// it), and all at once in the batch's answer. On the hub each goes its own way
+// (its folder, or its holder's link, which gathers what goes to one box
+// again); on a guest, where every one is an offer, the lines for one inbox are
+// queued together, so they go in one group commit, and are answered together.
 func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawMessage) (any, error) {
 	var b wire.CommFileBatch
 	if err := wire.DecodePayload(payload, &b); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommFileBatch, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
 	items := make([]wire.FiledItem, len(b.Requests))
+	ahead := link.BatchItems(ctx, len(b.Requests))
 	// One look at the registry, made after every request arrived, routes them all.
 	reg := n.d.routeRegistry()
 	var wg sync.WaitGroup
@@ -296,6 +298,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 			req, err := forwarded(raw)
 			if err != nil {
 				items[i] = wire.ItemOf(wire.CommFiled{}, err)
+				ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 				continue
 			}
 			wg.Go(func() {
@@ -305,6 +308,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 					res, err = n.d.commFile(ctx, n.b, req, reg)
 				}
 				items[i] = wire.ItemOf(res, err)
+				ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 			})
 		}
 		wg.Wait()
@@ -312,6 +316,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	}
 	lines := make([]filer.Line, len(b.Requests))
 	inboxes := map[string][]int{} // handle -> the items for its inbox
+	var refused []wire.IndexedItem
 	for i, raw := range b.Requests {
 		req, err := n.admit(ctx, c, raw)
 		if err == nil {
@@ -322,19 +327,24 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 		}
 		if err != nil {
 			items[i] = wire.ItemOf(wire.CommFiled{}, err)
+			refused = append(refused, wire.IndexedItem{Index: i, FiledItem: items[i]})
 			continue
 		}
 		inboxes[req.To] = append(inboxes[req.To], i)
 	}
+	ahead.Answer(refused...)
 	for to, idx := range inboxes {
 		wg.Go(func() {
 			ls := make([]filer.Line, len(idx))
 			for k, i := range idx {
 				ls[k] = lines[i]
 			}
+			answered := make([]wire.IndexedItem, len(idx))
 			for k, o := range n.offers.fileAll(to, ls) {
 				items[idx[k]] = wire.ItemOf(filedAs(to, o))
+				answered[k] = wire.IndexedItem{Index: idx[k], FiledItem: items[idx[k]]}
 			}
+			ahead.Answer(answered...)
 		})
 	}
 	wg.Wait()

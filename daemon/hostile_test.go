@@ -39,6 +39,8 @@ type hostile struct {
 	// ok, as an honest box whose session just joined tells it on its next
 	// poll.
 	claimsOffered bool
+	// refused is what the hub said it refused of m's claims (link.claims).
+	refused []wire.RefusedClaim
 }
 
 // stall makes m hold every offer from now on until the hub gives it up.
@@ -129,7 +131,14 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 			return nil, ctx.Err()
 		}
 		return wire.CommFiled{OK: true, To: req.To}, nil
-	}, Ticks: ticks}
+	}, Ticks: ticks, OnEvent: func(_ *link.Conn, ev wire.Envelope) {
+		var cl wire.LinkClaims
+		if ev.Op == wire.OpLinkClaims && wire.DecodePayload(ev.Payload, &cl) == nil {
+			m.mu.Lock()
+			m.refused = append(m.refused, cl.Refused...)
+			m.mu.Unlock()
+		}
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	m.conn, err = link.Dial(ctx, cfg, link.Target{Identity: id, Hub: tp.Hub, Addr: hh.Addr, Key: hh.Key})
@@ -232,7 +241,7 @@ func TestAHostileBoxCannotClaimAnothersHandle(t *testing.T) {
 	if lines := inboxLines(t, ga.home, "alice"); lines != n {
 		t.Fatalf("alice's inbox holds %d lines, want all %d", lines, n)
 	}
-	if !hb.logs.Contains("claimed handles another box holds") {
+	if !hb.logs.Contains("claims on handles were refused") {
 		t.Errorf("the refused claim was not logged on the hub")
 	}
 }
@@ -272,7 +281,7 @@ func TestAHostileBoxCannotFloodTheDirectory(t *testing.T) {
 	if h := hb.d.net.router.Holder(handles[hub.MaxHandles]); h != "" {
 		t.Fatalf("a claim past the %d-handle cap was taken by %q", hub.MaxHandles, h)
 	}
-	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("more handles than a link may hold") })
+	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("handles a link may hold") })
 }
 
 // inboxLines counts the lines in handle's inbox in h.
@@ -366,5 +375,102 @@ func TestLinesWaitingOnASlowHolderHoldUpNoOther(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// refusedClaims is what the hub told m it refused of its claims.
+func (m *hostile) refusedClaims() []wire.RefusedClaim {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.refused)
+}
+
+// claimEvery claims handles, as a change, every d until m's link ends: a box
+// that tries to take them the moment they are free.
+func (m *hostile) claimEvery(d time.Duration, handles ...string) {
+	go func() {
+		every := time.NewTicker(d)
+		defer every.Stop()
+		for {
+			select {
+			case <-m.conn.Done():
+				return
+			case <-every.C:
+				m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Added: handles})
+			}
+		}
+	}()
+}
+
+// A hostile box cannot squat a handle derived for another box (<folder>-<box>)
+// before a session there joins as it: its claim is refused and it is told,
+// and the session that joins on ga holds it and gets its mail.
+func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "proj-ga", "mallory")
+	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	if h := hb.d.net.router.Holder("proj-ga"); h != "" {
+		t.Fatalf("proj-ga's holder after gm's claim = %q; want none: it is derived for ga", h)
+	}
+	waitFor(t, "gm to be told its claim was refused", func() bool {
+		return slices.ContainsFunc(gm.refusedClaims(), func(r wire.RefusedClaim) bool { return r.Handle == "proj-ga" && r.Holder == "ga" })
+	})
+	joinOn(t, ga, "proj-ga")
+	waitFor(t, "ga's claim on the session that joined there", func() bool { return hb.d.net.router.Holder("proj-ga") == "ga" })
+	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "proj-ga", Text: "for the session on ga", ID: "ID-PROJ-GA"}); err != nil || !res.OK {
+		t.Fatalf("hank -> proj-ga = %+v, %v; want filed on ga", res, err)
+	}
+	if n := inboxLines(t, ga.home, "proj-ga"); n != 1 {
+		t.Fatalf("proj-ga's inbox on ga holds %d lines, want 1", n)
+	}
+	if got := gm.seen(); len(got) != 0 {
+		t.Fatalf("gm was offered %d lines (first to @%s); want none", len(got), got[0].To)
+	}
+	if !hb.logs.Contains("claims on handles were refused") || !hb.logs.Contains("box=gm") {
+		t.Errorf("the hub did not log gm's refused claim:\n%s", hb.logs.String())
+	}
+}
+
+// A box whose claim the hub refuses (a handle another box squats) is told: its
+// log and link.status say so, which sotd doctor shows.
+func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "carol")
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("carol") == "gm" })
+	joinOn(t, ga, "carol")
+	c := ga.dial(t)
+	waitFor(t, "ga's link.status to show its refused claim", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var st wire.LinkStatus
+		if err := c.Call(ctx, wire.OpLinkStatus, nil, &st); err != nil || len(st.Links) == 0 {
+			return false
+		}
+		return slices.ContainsFunc(st.Links[0].RefusedClaims, func(r wire.RefusedClaim) bool { return r.Handle == "carol" && r.Holder == "gm" })
+	})
+	if !ga.logs.Contains("the hub refused this box's claim on handles") {
+		t.Errorf("ga did not log its refused claim:\n%s", ga.logs.String())
+	}
+}
+
+// A box that claims @alice every 50 ms does not take it when alice's box's
+// link blips: the hub keeps it for ga, which takes it back as it relinks.
+func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claimEvery(50*time.Millisecond, "alice")
+	old := ga.d.net.keeper.Current()
+	old.Close()
+	waitFor(t, "ga to link again and take alice back", func() bool {
+		c := ga.d.net.keeper.Current()
+		return c != nil && c != old && hb.d.net.router.Holder("alice") == "ga"
+	})
+	if h := hb.d.net.router.Holder("alice"); h != "ga" {
+		t.Fatalf("alice's holder after ga relinked = %q; want ga", h)
+	}
+	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "alice", Text: "after the blip", ID: "ID-AFTER-BLIP"}); err != nil || !res.OK {
+		t.Fatalf("hank -> alice = %+v, %v; want filed on ga", res, err)
+	}
+	if got := gm.seen(); len(got) != 0 {
+		t.Fatalf("gm was offered %d of alice's lines; want none", len(got))
 	}
 }

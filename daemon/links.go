@@ -3,8 +3,11 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,7 +60,7 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	switch {
 	case role.Serve:
 		own := &directory{home: d.cfg.Home, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
+		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{home: d.cfg.Home, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
 		n.copy = &netCopy{}
@@ -182,29 +185,38 @@ func (n *network) pins(fp string) (string, bool) {
 }
 
 // shouldLink lists the boxes that should hold a link, by hosts.toml as it is
-// now: parsed again only when the file changed, since the hub names those
-// boxes in its answer to each line for a handle no box holds, and parsing a
-// hosts.toml of 200 boxes for each was 80% of the hub's CPU for such lines.
-func (n *network) shouldLink() []string {
+// now (hostsNow).
+func (n *network) shouldLink() []string { return n.hostsNow().boxes }
+
+// everyBox lists every box hosts.toml names now (hostsNow), whose derived
+// handles only that box may claim.
+func (n *network) everyBox() []string { return n.hostsNow().all }
+
+// hostsNow is hosts.toml's boxes as it is now: parsed again only when the file
+// changed, since the hub names the boxes that should link in its answer to
+// each line for a handle no box holds, and parsing a hosts.toml of 200 boxes
+// for each was 80% of the hub's CPU for such lines.
+func (n *network) hostsNow() shouldLinked {
 	now := stampOf(n.hosts)
 	n.shouldMu.Lock()
 	defer n.shouldMu.Unlock()
 	if n.should.read && now.same(n.should.stamp) {
-		return n.should.boxes
+		return n.should
 	}
 	t, _, err := topology.Load(n.hosts)
 	if err != nil {
-		return nil
+		return shouldLinked{}
 	}
 	// Stamped before it was read: a change meanwhile is read again next time.
-	n.should = shouldLinked{stamp: now, boxes: t.ShouldLink(), read: true}
-	return n.should.boxes
+	n.should = shouldLinked{stamp: now, boxes: t.ShouldLink(), all: slices.Sorted(maps.Keys(t.Hosts)), read: true}
+	return n.should
 }
 
-// shouldLinked is hosts.toml's ShouldLink as last parsed.
+// shouldLinked is hosts.toml's boxes as last parsed.
 type shouldLinked struct {
 	stamp fileStamp
-	boxes []string
+	boxes []string // ShouldLink
+	all   []string // every box it names
 	read  bool
 }
 
@@ -369,20 +381,44 @@ func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) er
 	return wire.Refuse(wire.CodeNotHolder, "the box %s does not hold @%s, so it cannot act for it — nothing was done; a box acts only for the handles its own registry lists under its name", c.Box(), handle)
 }
 
-// onEvent takes a guest's directory events on the hub, and the view events of
-// either end.
+// onEvent takes a guest's directory events on the hub, the hub's word on the
+// claims it refused on a guest, and the view events of either end.
 func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
-	if ev.Op == wire.OpLinkView {
+	switch {
+	case ev.Op == wire.OpLinkView:
 		n.onView(c, ev)
-		return
+	case ev.Op == wire.OpLinkClaims && n.router == nil:
+		n.onRefusedClaims(c, ev)
+	case ev.Op == wire.OpLinkDirectory && n.router != nil:
+		n.onDirectory(c, ev)
 	}
-	if ev.Op != wire.OpLinkDirectory || n.router == nil {
-		return
-	}
+}
+
+// onDirectory applies a guest's directory event on the hub, and tells the
+// guest the claims it refused, so that box can say so.
+func (n *network) onDirectory(c *link.Conn, ev wire.Envelope) {
 	var d wire.LinkDirectory
 	if err := wire.DecodePayload(ev.Payload, &d); err != nil {
 		n.log.Info("a directory event that could not be read was dropped", "box", c.Box(), "err", err)
 		return
 	}
-	n.router.Directory(c, d)
+	var refused *hub.Refused
+	if errors.As(n.router.Directory(c, d), &refused) {
+		if err := c.SendEvent(wire.OpLinkClaims, wire.LinkClaims{Refused: refused.Claims}); err != nil {
+			n.log.Info("a box was not told of its refused claims", "box", c.Box(), "err", err)
+		}
+	}
+}
+
+// onRefusedClaims takes the hub's word, on a guest, on the claims of this
+// box's that it refused: mail to those handles does not reach this box, which
+// its log, link.status and sotd doctor say.
+func (n *network) onRefusedClaims(c *link.Conn, ev wire.Envelope) {
+	var cl wire.LinkClaims
+	if err := wire.DecodePayload(ev.Payload, &cl); err != nil || len(cl.Refused) == 0 {
+		return
+	}
+	first := cl.Refused[0]
+	n.log.Warn("the hub refused this box's claim on handles; mail to them does not reach this box", "hub", c.Box(), "refused", len(cl.Refused), "first", first.Handle, "holder", first.Holder, "why", first.Why)
+	n.book.refusedClaims(c, cl.Refused)
 }

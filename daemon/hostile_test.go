@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -472,5 +474,70 @@ func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
 	}
 	if got := gm.seen(); len(got) != 0 {
 		t.Fatalf("gm was offered %d of alice's lines; want none", len(got))
+	}
+}
+
+// A box that claims a handle it was refused in a loop writes a few lines of
+// the hub's log, not one a claim, and has its link closed once it is past
+// hub.MaxRefusedEvents.
+func TestAClaimLoopFloodsNoLogAndEndsItsLink(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	gm.claimEvery(2*time.Millisecond, "alice")
+	select {
+	case <-gm.conn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("gm's link was not closed after it claimed a refused handle in a loop for 10s")
+	}
+	waitFor(t, "the hub to log why it closed gm's link", func() bool { return hb.logs.Contains("kept claiming handles the hub refuses") })
+	if n := strings.Count(hb.logs.String(), "claims on handles were refused"); n > 2 {
+		t.Fatalf("the hub logged gm's refused claims %d times; want them held back to one each %s", n, hub.WarnEvery)
+	}
+}
+
+// Batches of requests from a handle the box does not hold park one wait for
+// that handle, not a goroutine for each request: 64 batches of 256 cost the
+// hub a few hundred goroutines, and each request is refused not_holder.
+func TestBatchesFromAHandleNotHeldParkNoGoroutineEach(t *testing.T) {
+	_, _, gm := trustBoxes(t)
+	reqs := make([]json.RawMessage, wire.MaxBatch)
+	for i := range reqs {
+		reqs[i], _ = json.Marshal(wire.CommFile{From: "hank", To: "alice", Text: "forged", ID: fmt.Sprintf("ID-FORGED-%03d", i)})
+	}
+	base := runtime.NumGoroutine()
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), int64(runtime.NumGoroutine())))
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			var res wire.CommFiledBatch
+			if err := gm.call(wire.OpCommFileBatch, wire.CommFileBatch{Requests: reqs}, &res); err != nil {
+				t.Errorf("gm's batch = %v; want each item refused", err)
+				return
+			}
+			for _, it := range res.Results {
+				if _, err := it.Result(); !strings.Contains(fmt.Sprint(err), "does not hold @hank") {
+					t.Errorf("an item of gm's batch as hank = %v; want refused not_holder", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	if grew := peak.Load() - int64(base); grew > 2000 {
+		t.Fatalf("64 batches of %d requests as a handle gm does not hold grew the goroutines by %d; want a few hundred", wire.MaxBatch, grew)
 	}
 }

@@ -304,8 +304,12 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	reg := n.d.routeRegistry()
 	var wg sync.WaitGroup
 	if n.router != nil {
-		// The requests are read here, one after another; each waits for its
-		// box's answer (or for the directory that names its sender) on its own.
+		// The requests are read here, one after another, and grouped by
+		// sender: each sender is checked once (it may wait for the directory
+		// that names it), and each request of a sender the box holds then
+		// waits for its box's answer on its own.
+		reqs := make([]wire.CommFile, len(b.Requests))
+		bySender := map[string][]int{}
 		for i, raw := range b.Requests {
 			req, err := forwarded(raw)
 			if err != nil {
@@ -313,14 +317,26 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 				ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 				continue
 			}
+			reqs[i] = req
+			bySender[req.From] = append(bySender[req.From], i)
+		}
+		for from, idx := range bySender {
 			wg.Go(func() {
-				var res wire.CommFiled
-				err := n.mayActFor(ctx, c, req.From)
-				if err == nil {
-					res, err = n.d.commFile(ctx, n.b, req, reg)
+				if err := n.mayActFor(ctx, c, from); err != nil {
+					refused := make([]wire.IndexedItem, len(idx))
+					for k, i := range idx {
+						items[i] = wire.ItemOf(wire.CommFiled{}, err)
+						refused[k] = wire.IndexedItem{Index: i, FiledItem: items[i]}
+					}
+					ahead.Answer(refused...)
+					return
 				}
-				items[i] = wire.ItemOf(res, err)
-				ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
+				for _, i := range idx {
+					wg.Go(func() {
+						items[i] = wire.ItemOf(n.d.commFile(ctx, n.b, reqs[i], reg))
+						ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
+					})
+				}
 			})
 		}
 		wg.Wait()
@@ -377,7 +393,7 @@ func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) er
 	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
-	n.log.Warn("a linked box asked to act for a handle it does not hold; refused", "box", c.Box(), "handle", handle)
+	n.router.Warn(c, "a linked box asked to act for a handle it does not hold; refused", "handle", handle)
 	return wire.Refuse(wire.CodeNotHolder, "the box %s does not hold @%s, so it cannot act for it — nothing was done; a box acts only for the handles its own registry lists under its name", c.Box(), handle)
 }
 

@@ -387,7 +387,7 @@ func (r *Router) vouch(ctx context.Context, a answer, to string) answer {
 		a.vouched = true
 		return a
 	}
-	r.log.Warn("a box answered ok for a handle its directory does not name; the answer was not taken", "box", a.box, "to", to)
+	r.Warn(a.peer, "a box answered ok for a handle its directory does not name; the answer was not taken", "to", to)
 	a.err = wire.Refuse(wire.CodeNotHere, "the daemon on %s answered @%s filed but does not hold it; its answer was not taken", a.box, to)
 	return a
 }

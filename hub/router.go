@@ -114,6 +114,9 @@ type Router struct {
 	// kept is each handle whose holder's link ended within KeptFor, with
 	// that box: only it may claim the handle until then.
 	kept map[string]kept
+	// quiet is each link's repeated misdeeds: warnings held back, refused
+	// claims counted, requests parked (quiet.go).
+	quiet map[Peer]*quiet
 	// unheld is the negative cache: handles every linked box answered
 	// not_here (see Offer). A link coming up or any directory event empties
 	// it, since either may name one of them; so does a link that ends, since
@@ -148,6 +151,7 @@ func New(cfg Config) *Router {
 		held:    map[Peer]map[string]struct{}{},
 		unheld:  map[string]unheld{},
 		kept:    map[string]kept{},
+		quiet:   map[Peer]*quiet{},
 		holders: map[string]Peer{},
 		ticks:   map[Peer]*tick{},
 		waiting: map[*waiter]struct{}{},
@@ -200,6 +204,7 @@ func (r *Router) Remove(p Peer) {
 func (r *Router) drop(p Peer) {
 	r.keep(p)
 	r.forget(p)
+	delete(r.quiet, p)
 	delete(r.slots, p)
 	delete(r.ticks, p)
 	r.heard(p, false, true)
@@ -216,7 +221,7 @@ func (r *Router) drop(p Peer) {
 // and returned; the refused claims as a *Refused, which the hub tells the box.
 func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 	if n := len(d.Added) + len(d.Removed); n > MaxChange {
-		r.log.Warn("a box's directory event was refused: too many handles in one event", "box", p.Box(), "handles", n, "max", MaxChange)
+		r.Warn(p, "a box's directory event was refused: too many handles in one event", "handles", n, "max", MaxChange)
 		return fmt.Errorf("a directory event of %d handles is over the %d-handle limit; it was refused whole", n, MaxChange)
 	}
 	var own map[string]bool
@@ -283,7 +288,13 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 		return nil
 	}
 	first := refused.Claims[0]
-	r.log.Warn("a box's claims on handles were refused", "box", p.Box(), "refused", len(refused.Claims), "first", first.Handle, "holder", first.Holder, "why", first.Why)
+	r.warn(p, "a box's claims on handles were refused", "refused", len(refused.Claims), "first", first.Handle, "holder", first.Holder, "why", first.Why)
+	if r.refusedAgain(p) {
+		r.log.Warn("a box kept claiming handles the hub refuses; its link is closed", "box", p.Box(), "events", MaxRefusedEvents, "within", RefusedWindow)
+		if c, ok := p.(Closer); ok {
+			go c.Close() // not here: this event is read by the link's own reader, which Close waits for
+		}
+	}
 	return refused
 }
 
@@ -384,7 +395,19 @@ func (r *Router) forget(p Peer) {
 // Holds says whether link p holds handle, waiting up to wait for a directory
 // event that makes it so: a box's directory update and a request made right
 // after a join travel on different streams, so the request may come first.
+//
+// p may wait for MaxParked handles at once: past that, a handle its directory
+// does not name now is not held, so a box that sends request after request
+// for handles it does not hold cannot park a goroutine for each.
 func (r *Router) Holds(ctx context.Context, p Peer, handle string, wait time.Duration) bool {
+	if r.names(p, handle) {
+		return true
+	}
+	if !r.park(p, handle) {
+		r.Warn(p, "a box has requests waiting for the most handles it may; one was answered at once", "handle", handle, "max", MaxParked)
+		return false
+	}
+	defer r.unpark(p, handle)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {

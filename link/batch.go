@@ -264,10 +264,12 @@ func answerAhead(batch []*queued, env wire.Envelope) {
 // it; nil, whose Answer does nothing, on any other. The batch's answer must
 // still hold every item: an older peer reads only that.
 type Items struct {
-	mu   sync.Mutex
-	id   uint64 // the batch request's
-	send func(frame []byte) error
-	left int // items not yet answered
+	mu       sync.Mutex
+	id       uint64 // the batch request's
+	send     func(frame []byte) error
+	left     int                // items not yet answered
+	pending  []wire.IndexedItem // answered, not yet sent
+	flushing bool               // a flush is on its way: pending goes with it
 }
 
 type itemsKey struct{}
@@ -285,8 +287,11 @@ func BatchItems(ctx context.Context, n int) *Items {
 	return it
 }
 
-// Answer sends some items' answers now, unless they are the batch's last: its
-// own answer, which follows at once, carries those.
+// Answer sends some items' answers, with those answered while a frame for
+// earlier ones was on its way, unless they are the batch's last: its own
+// answer, which follows at once, carries those. Items that finish together
+// (a hub's items filed in one group commit on their box) so go in one frame,
+// or none.
 func (it *Items) Answer(items ...wire.IndexedItem) {
 	if it == nil || len(items) == 0 {
 		return
@@ -295,9 +300,26 @@ func (it *Items) Answer(items ...wire.IndexedItem) {
 	defer it.mu.Unlock()
 	it.left -= len(items)
 	if it.left <= 0 {
+		it.pending = nil
 		return
 	}
-	// One lost is no loss: the batch's answer still answers it.
+	it.pending = append(it.pending, items...)
+	if !it.flushing {
+		it.flushing = true
+		go it.flush()
+	}
+}
+
+// flush sends the items answered and not yet sent. One lost is no loss: the
+// batch's answer still answers it; one sent after it is dropped by the caller.
+func (it *Items) flush() {
+	it.mu.Lock()
+	items := it.pending
+	it.pending, it.flushing = nil, false
+	it.mu.Unlock()
+	if len(items) == 0 {
+		return
+	}
 	if frame, err := wire.EncodeFrame(it.id, wire.KindEvt, wire.OpCommFileItems, wire.FiledItems{Items: items}); err == nil {
 		it.send(frame)
 	}

@@ -267,10 +267,16 @@ type Items struct {
 	mu       sync.Mutex
 	id       uint64 // the batch request's
 	send     func(frame []byte) error
+	start    time.Time          // when the batch came
 	left     int                // items not yet answered
 	pending  []wire.IndexedItem // answered, not yet sent
-	flushing bool               // a flush is on its way: pending goes with it
+	flushing *time.Timer        // a flush is on its way: pending goes with it
 }
+
+// itemsAfter is how long into a batch its items answered so far wait to go
+// ahead of it: a batch answered within it, as nearly every one is, costs no
+// frame more than its answer, and one held up answers the rest by then.
+const itemsAfter = 10 * time.Millisecond
 
 type itemsKey struct{}
 
@@ -287,11 +293,11 @@ func BatchItems(ctx context.Context, n int) *Items {
 	return it
 }
 
-// Answer sends some items' answers, with those answered while a frame for
-// earlier ones was on its way, unless they are the batch's last: its own
-// answer, which follows at once, carries those. Items that finish together
-// (a hub's items filed in one group commit on their box) so go in one frame,
-// or none.
+// Answer sends some items' answers ahead of the batch's, once the batch has
+// run itemsAfter, with those answered meanwhile, unless they are the batch's
+// last: its own answer, which follows at once, carries those. Items that
+// finish together (a hub's items filed in one group commit on their box) so
+// go in one frame, or none.
 func (it *Items) Answer(items ...wire.IndexedItem) {
 	if it == nil || len(items) == 0 {
 		return
@@ -301,12 +307,14 @@ func (it *Items) Answer(items ...wire.IndexedItem) {
 	it.left -= len(items)
 	if it.left <= 0 {
 		it.pending = nil
+		if it.flushing != nil {
+			it.flushing.Stop()
+		}
 		return
 	}
 	it.pending = append(it.pending, items...)
-	if !it.flushing {
-		it.flushing = true
-		go it.flush()
+	if it.flushing == nil {
+		it.flushing = time.AfterFunc(max(0, itemsAfter-time.Since(it.start)), it.flush)
 	}
 }
 
@@ -315,7 +323,7 @@ func (it *Items) Answer(items ...wire.IndexedItem) {
 func (it *Items) flush() {
 	it.mu.Lock()
 	items := it.pending
-	it.pending, it.flushing = nil, false
+	it.pending, it.flushing = nil, nil
 	it.mu.Unlock()
 	if len(items) == 0 {
 		return
@@ -331,5 +339,5 @@ func (c *Conn) itemsCtx(ex *exchange, env wire.Envelope) context.Context {
 	if !c.items || env.Op != wire.OpCommFileBatch || ex.partial == nil {
 		return ex.ctx
 	}
-	return context.WithValue(ex.ctx, itemsKey{}, &Items{id: env.ID, send: ex.partial})
+	return context.WithValue(ex.ctx, itemsKey{}, &Items{id: env.ID, send: ex.partial, start: time.Now()})
 }

@@ -31,8 +31,9 @@
 //
 // A hello that asks for Mux may also ask for Items (wire.Hello.Items), and an
 // answer that takes Mux may take it: then each end answers the items of the
-// other's comm.file.batch as each finishes (wire.OpCommFileItems, on the
-// stream its answer takes; BatchItems), the batch's own answer still holding
+// other's comm.file.batch as each finishes, once the batch has run 10 ms
+// (wire.OpCommFileItems, on the stream its answer takes; BatchItems: those
+// that finish together go in one frame), the batch's own answer still holding
 // every item, so an item held up by an inbox lock or a silent box delays no
 // other item's answer. Either end older than that answers a batch whole. A
 // batch call out longer than batchSlow no longer holds one of the link's two

@@ -28,7 +28,8 @@ func TestALinkParksRequestsForAtMostMaxParkedHandles(t *testing.T) {
 	testutil.Eventually(t, 5*time.Second, "MaxParked handles to be waited for", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return len(r.quiet[gm].parked) == MaxParked
+		q := r.quiet[gm]
+		return q != nil && len(q.parked) == MaxParked
 	})
 	start := time.Now()
 	if r.Holds(ctx, gm, "one-more", time.Minute) || time.Since(start) > 5*time.Second {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +39,12 @@ type hostile struct {
 	// offer is told on offered as it comes, and on gaveUp as its ctx ends.
 	stalls          bool
 	offered, gaveUp chan string
+	// claimsOffered, when set, claims each handle it is offered before its
+	// ok, as an honest box whose session just joined tells it on its next
+	// poll.
+	claimsOffered bool
+	// refused is what the hub said it refused of m's claims (link.claims).
+	refused []wire.RefusedClaim
 }
 
 // stall makes m hold every offer from now on until the hub gives it up.
@@ -60,8 +68,23 @@ func dialTicking(t testing.TB, h home.Home, box, hosts string) *hostile {
 	t.Helper()
 	m := dialHostileWith(t, h, box, hosts, true)
 	m.claim(t)
+	m.tickEvery(50 * time.Millisecond)
+	return m
+}
+
+// dialTickingWithoutFullSet links box promising Ticks, and sends an empty
+// directory event every 50 ms but never its full set.
+func dialTickingWithoutFullSet(t testing.TB, h home.Home, box, hosts string) *hostile {
+	t.Helper()
+	m := dialHostileWith(t, h, box, hosts, true)
+	m.tickEvery(50 * time.Millisecond)
+	return m
+}
+
+// tickEvery sends an empty directory event every d until m's link ends.
+func (m *hostile) tickEvery(d time.Duration) {
 	go func() {
-		every := time.NewTicker(50 * time.Millisecond)
+		every := time.NewTicker(d)
 		defer every.Stop()
 		for {
 			select {
@@ -72,7 +95,6 @@ func dialTicking(t testing.TB, h home.Home, box, hosts string) *hostile {
 			}
 		}
 	}()
-	return m
 }
 
 func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *hostile {
@@ -103,8 +125,11 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 		}
 		m.mu.Lock()
 		m.got = append(m.got, req)
-		stalls := m.stalls
+		stalls, claims := m.stalls, m.claimsOffered
 		m.mu.Unlock()
+		if claims {
+			m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Added: []string{req.To}})
+		}
 		if stalls {
 			m.offered <- req.To
 			<-ctx.Done()
@@ -112,7 +137,14 @@ func dialHostileWith(t testing.TB, h home.Home, box, hosts string, ticks bool) *
 			return nil, ctx.Err()
 		}
 		return wire.CommFiled{OK: true, To: req.To}, nil
-	}, Ticks: ticks}
+	}, Ticks: ticks, OnEvent: func(_ *link.Conn, ev wire.Envelope) {
+		var cl wire.LinkClaims
+		if ev.Op == wire.OpLinkClaims && wire.DecodePayload(ev.Payload, &cl) == nil {
+			m.mu.Lock()
+			m.refused = append(m.refused, cl.Refused...)
+			m.mu.Unlock()
+		}
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	m.conn, err = link.Dial(ctx, cfg, link.Target{Identity: id, Hub: tp.Hub, Addr: hh.Addr, Key: hh.Key})
@@ -222,7 +254,7 @@ func TestAHostileBoxCannotClaimAnothersHandle(t *testing.T) {
 	if lines := inboxLines(t, ga.home, "alice"); lines != n {
 		t.Fatalf("alice's inbox holds %d lines, want all %d", lines, n)
 	}
-	if !hb.logs.Contains("claimed handles another box holds") {
+	if !hb.logs.Contains("claims on handles were refused") {
 		t.Errorf("the refused claim was not logged on the hub")
 	}
 }
@@ -262,7 +294,7 @@ func TestAHostileBoxCannotFloodTheDirectory(t *testing.T) {
 	if h := hb.d.net.router.Holder(handles[hub.MaxHandles]); h != "" {
 		t.Fatalf("a claim past the %d-handle cap was taken by %q", hub.MaxHandles, h)
 	}
-	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("more handles than a link may hold") })
+	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("handles a link may hold") })
 }
 
 // inboxLines counts the lines in handle's inbox in h.
@@ -394,4 +426,231 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s), the largest %d bytes; want several, each well within a %d-byte frame", len(got), pages+1, largest, wire.MaxFrame)
 	}
 	t.Logf("net.list: %d entries in %d pages, the largest %d bytes", len(got), pages+1, largest)
+}
+
+// A box that does not tick is offered a line for a handle no directory names
+// (here @bob, whose box is down), and answers ok without claiming @bob: its
+// ok is no answer, and the sender hears not_here, never filed.
+func TestAHostileBoxsOkForAHandleItNeverClaimedIsNotTaken(t *testing.T) {
+	hb, ga, _ := trustBoxes(t)
+	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "for bob, whose box is down", ID: "ID-BOB-DOWN"})
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
+		t.Fatalf("alice -> bob = %+v, %v; want %s, not gm's ok", res, err, wire.CodeNotHere)
+	}
+	if !hb.logs.Contains("does not name") {
+		t.Errorf("the hub did not log gm's ok for a handle it does not hold:\n%s", hb.logs.String())
+	}
+}
+
+// A ticking box whose full set has not come (the window that made
+// TestALineNoBoxHoldsIsOfferedToNoTickingBox flaky): its ok for a handle no
+// directory names is not taken.
+func TestAnOkFromATickingBoxWithoutItsFullSetIsNotTaken(t *testing.T) {
+	_, ga, _ := trustBoxesWith(t, dialTickingWithoutFullSet)
+	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "private", ID: "ID-NOBODY-NOFULL"})
+	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
+		t.Fatalf("alice -> nobody = %+v, %v; want %s", res, err, wire.CodeNotHere)
+	}
+}
+
+// Lines waiting on one slow holder (here a box that stalls every offer) hold
+// up no other line from the same box: with 2, 3 or 4 of alice's lines to
+// @mallory unanswered, her line to @hank crosses the same link and is answered
+// while they still wait.
+func TestLinesWaitingOnASlowHolderHoldUpNoOther(t *testing.T) {
+	for _, pending := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("%d pending", pending), func(t *testing.T) {
+			t.Setenv("SOT_INBOX_LOCK_WAIT_SECS", "30") // the stalled offers wait 31 s
+			hb, ga, gm := trustBoxes(t)
+			gm.stall()
+			gm.claim(t, "mallory")
+			waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+			slow := make(chan error, pending)
+			for i := range pending {
+				c := ga.dial(t)
+				go func() {
+					_, err := call(t, c, wire.CommFile{From: "alice", To: "mallory", Text: "held", ID: fmt.Sprintf("ID-HELD-%d", i)})
+					slow <- err
+				}()
+			}
+			for range pending {
+				select {
+				case <-gm.offered:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the hub did not offer alice's lines to gm")
+				}
+			}
+			res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: "not held", ID: "ID-NOT-HELD"})
+			if err != nil || !res.OK {
+				t.Fatalf("alice -> hank behind %d held lines = %+v, %v; want filed", pending, res, err)
+			}
+			select {
+			case err := <-slow:
+				t.Fatalf("a held line was answered (%v) before the line behind it: it was held up", err)
+			default:
+			}
+		})
+	}
+}
+
+// refusedClaims is what the hub told m it refused of its claims.
+func (m *hostile) refusedClaims() []wire.RefusedClaim {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.refused)
+}
+
+// claimEvery claims handles, as a change, every d until m's link ends: a box
+// that tries to take them the moment they are free.
+func (m *hostile) claimEvery(d time.Duration, handles ...string) {
+	go func() {
+		every := time.NewTicker(d)
+		defer every.Stop()
+		for {
+			select {
+			case <-m.conn.Done():
+				return
+			case <-every.C:
+				m.conn.SendEvent(wire.OpLinkDirectory, wire.LinkDirectory{Added: handles})
+			}
+		}
+	}()
+}
+
+// A hostile box cannot squat a handle derived for another box (<folder>-<box>)
+// before a session there joins as it: its claim is refused and it is told,
+// and the session that joins on ga holds it and gets its mail.
+func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "proj-ga", "mallory")
+	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	if h := hb.d.net.router.Holder("proj-ga"); h != "" {
+		t.Fatalf("proj-ga's holder after gm's claim = %q; want none: it is derived for ga", h)
+	}
+	waitFor(t, "gm to be told its claim was refused", func() bool {
+		return slices.ContainsFunc(gm.refusedClaims(), func(r wire.RefusedClaim) bool { return r.Handle == "proj-ga" && r.Holder == "ga" })
+	})
+	joinOn(t, ga, "proj-ga")
+	waitFor(t, "ga's claim on the session that joined there", func() bool { return hb.d.net.router.Holder("proj-ga") == "ga" })
+	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "proj-ga", Text: "for the session on ga", ID: "ID-PROJ-GA"}); err != nil || !res.OK {
+		t.Fatalf("hank -> proj-ga = %+v, %v; want filed on ga", res, err)
+	}
+	if n := inboxLines(t, ga.home, "proj-ga"); n != 1 {
+		t.Fatalf("proj-ga's inbox on ga holds %d lines, want 1", n)
+	}
+	if got := gm.seen(); len(got) != 0 {
+		t.Fatalf("gm was offered %d lines (first to @%s); want none", len(got), got[0].To)
+	}
+	if !hb.logs.Contains("claims on handles were refused") || !hb.logs.Contains("box=gm") {
+		t.Errorf("the hub did not log gm's refused claim:\n%s", hb.logs.String())
+	}
+}
+
+// A box whose claim the hub refuses (a handle another box squats) is told: its
+// log and link.status say so, which sotd doctor shows.
+func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claim(t, "carol")
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("carol") == "gm" })
+	joinOn(t, ga, "carol")
+	c := ga.dial(t)
+	waitFor(t, "ga's link.status to show its refused claim", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var st wire.LinkStatus
+		if err := c.Call(ctx, wire.OpLinkStatus, nil, &st); err != nil || len(st.Links) == 0 {
+			return false
+		}
+		return slices.ContainsFunc(st.Links[0].RefusedClaims, func(r wire.RefusedClaim) bool { return r.Handle == "carol" && r.Holder == "gm" })
+	})
+	if !ga.logs.Contains("the hub refused this box's claim on handles") {
+		t.Errorf("ga did not log its refused claim:\n%s", ga.logs.String())
+	}
+}
+
+// A box that claims @alice every 50 ms does not take it when alice's box's
+// link blips: the hub keeps it for ga, which takes it back as it relinks.
+func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
+	hb, ga, gm := trustBoxes(t)
+	gm.claimEvery(50*time.Millisecond, "alice")
+	old := ga.d.net.keeper.Current()
+	old.Close()
+	waitFor(t, "ga to link again and take alice back", func() bool {
+		c := ga.d.net.keeper.Current()
+		return c != nil && c != old && hb.d.net.router.Holder("alice") == "ga"
+	})
+	if h := hb.d.net.router.Holder("alice"); h != "ga" {
+		t.Fatalf("alice's holder after ga relinked = %q; want ga", h)
+	}
+	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "alice", Text: "after the blip", ID: "ID-AFTER-BLIP"}); err != nil || !res.OK {
+		t.Fatalf("hank -> alice = %+v, %v; want filed on ga", res, err)
+	}
+	if got := gm.seen(); len(got) != 0 {
+		t.Fatalf("gm was offered %d of alice's lines; want none", len(got))
+	}
+}
+
+// A box that claims a handle it was refused in a loop writes a few lines of
+// the hub's log, not one a claim, and has its link closed once it is past
+// hub.MaxRefusedEvents.
+func TestAClaimLoopFloodsNoLogAndEndsItsLink(t *testing.T) {
+	hb, _, gm := trustBoxes(t)
+	gm.claimEvery(2*time.Millisecond, "alice")
+	select {
+	case <-gm.conn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("gm's link was not closed after it claimed a refused handle in a loop for 10s")
+	}
+	waitFor(t, "the hub to log why it closed gm's link", func() bool { return hb.logs.Contains("kept claiming handles the hub refuses") })
+	if n := strings.Count(hb.logs.String(), "claims on handles were refused"); n > 2 {
+		t.Fatalf("the hub logged gm's refused claims %d times; want them held back to one each %s", n, hub.WarnEvery)
+	}
+}
+
+// Batches of requests from a handle the box does not hold park one wait for
+// that handle, not a goroutine for each request: 64 batches of 256 cost the
+// hub a few hundred goroutines, and each request is refused not_holder.
+func TestBatchesFromAHandleNotHeldParkNoGoroutineEach(t *testing.T) {
+	_, _, gm := trustBoxes(t)
+	reqs := make([]json.RawMessage, wire.MaxBatch)
+	for i := range reqs {
+		reqs[i], _ = json.Marshal(wire.CommFile{From: "hank", To: "alice", Text: "forged", ID: fmt.Sprintf("ID-FORGED-%03d", i)})
+	}
+	base := runtime.NumGoroutine()
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), int64(runtime.NumGoroutine())))
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			var res wire.CommFiledBatch
+			if err := gm.call(wire.OpCommFileBatch, wire.CommFileBatch{Requests: reqs}, &res); err != nil {
+				t.Errorf("gm's batch = %v; want each item refused", err)
+				return
+			}
+			for _, it := range res.Results {
+				if _, err := it.Result(); !strings.Contains(fmt.Sprint(err), "does not hold @hank") {
+					t.Errorf("an item of gm's batch as hank = %v; want refused not_holder", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	if grew := peak.Load() - int64(base); grew > 2000 {
+		t.Fatalf("64 batches of %d requests as a handle gm does not hold grew the goroutines by %d; want a few hundred", wire.MaxBatch, grew)
+	}
 }

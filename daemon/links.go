@@ -3,8 +3,11 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,7 +64,7 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	switch {
 	case role.Serve:
 		own := &directory{reg: d.reg, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Own: own.heldOrNone, Log: d.log})
+		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
 		n.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
 		n.copy = &netCopy{}
@@ -187,14 +190,19 @@ func (n *network) pins(fp string) (string, bool) {
 }
 
 // shouldLink lists the boxes that should hold a link, by hosts.toml as it is
-// now.
+// now (hostsNow).
 func (n *network) shouldLink() []string { return n.hostsNow().boxes }
+
+// everyBox lists every box hosts.toml names now (hostsNow), whose derived
+// handles only that box may claim.
+func (n *network) everyBox() []string { return n.hostsNow().all }
 
 // parsedHosts is hosts.toml as last parsed, or why it did not parse.
 type parsedHosts struct {
 	stamp home.Stamp
 	t     *topology.Topology
 	boxes []string // t.ShouldLink()
+	all   []string // every box it names
 	err   error
 	read  bool
 }
@@ -214,6 +222,9 @@ func (n *network) hostsNow() parsedHosts {
 	t, _, err := loadHosts(n.hosts)
 	// Stamped before it was read: a change meanwhile is read again next time.
 	n.hostsLast = parsedHosts{stamp: now, t: t, boxes: t.ShouldLink(), err: err, read: true}
+	if t != nil {
+		n.hostsLast.all = slices.Sorted(maps.Keys(t.Hosts))
+	}
 	return n.hostsLast
 }
 
@@ -288,35 +299,55 @@ func forwarded(payload json.RawMessage) (wire.CommFile, error) {
 }
 
 // fileBatch answers a comm.file.batch: each request as its own comm.file would
-// be answered, all at once. On the hub each goes its own way (its folder, or
-// its holder's link, which gathers what goes to one box again); on a guest,
-// where every one is an offer, the lines for one inbox are queued together, so
-// they go in one group commit.
+// be answered, each as soon as it is (link.BatchItems, on a link that takes
+// it), and all at once in the batch's answer. On the hub each goes its own way
+// (its folder, or its holder's link, which gathers what goes to one box
+// again); on a guest, where every one is an offer, the lines for one inbox are
+// queued together, so they go in one group commit, and are answered together.
 func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawMessage) (any, error) {
 	var b wire.CommFileBatch
 	if err := wire.DecodePayload(payload, &b); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommFileBatch, Code: wire.CodeBadRequest, Sentence: err.Error()}
 	}
 	items := make([]wire.FiledItem, len(b.Requests))
+	ahead := link.BatchItems(ctx, len(b.Requests))
 	// One look at the registry, made after every request arrived, routes them all.
 	reg := n.d.routeRegistry()
 	var wg sync.WaitGroup
 	if n.router != nil {
-		// The requests are read here, one after another; each waits for its
-		// box's answer (or for the directory that names its sender) on its own.
+		// The requests are read here, one after another, and grouped by
+		// sender: each sender is checked once (it may wait for the directory
+		// that names it), and each request of a sender the box holds then
+		// waits for its box's answer on its own.
+		reqs := make([]wire.CommFile, len(b.Requests))
+		bySender := map[string][]int{}
 		for i, raw := range b.Requests {
 			req, err := forwarded(raw)
 			if err != nil {
 				items[i] = wire.ItemOf(wire.CommFiled{}, err)
+				ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 				continue
 			}
+			reqs[i] = req
+			bySender[req.From] = append(bySender[req.From], i)
+		}
+		for from, idx := range bySender {
 			wg.Go(func() {
-				var res wire.CommFiled
-				err := n.mayActFor(ctx, c, req.From)
-				if err == nil {
-					res, err = n.d.commFile(ctx, n.b, req, reg)
+				if err := n.mayActFor(ctx, c, from); err != nil {
+					refused := make([]wire.IndexedItem, len(idx))
+					for k, i := range idx {
+						items[i] = wire.ItemOf(wire.CommFiled{}, err)
+						refused[k] = wire.IndexedItem{Index: i, FiledItem: items[i]}
+					}
+					ahead.Answer(refused...)
+					return
 				}
-				items[i] = wire.ItemOf(res, err)
+				for _, i := range idx {
+					wg.Go(func() {
+						items[i] = wire.ItemOf(n.d.commFile(ctx, n.b, reqs[i], reg))
+						ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
+					})
+				}
 			})
 		}
 		wg.Wait()
@@ -324,6 +355,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	}
 	lines := make([]filer.Line, len(b.Requests))
 	inboxes := map[string][]int{} // handle -> the items for its inbox
+	var refused []wire.IndexedItem
 	for i, raw := range b.Requests {
 		req, err := n.admit(ctx, c, raw)
 		if err == nil {
@@ -334,19 +366,24 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 		}
 		if err != nil {
 			items[i] = wire.ItemOf(wire.CommFiled{}, err)
+			refused = append(refused, wire.IndexedItem{Index: i, FiledItem: items[i]})
 			continue
 		}
 		inboxes[req.To] = append(inboxes[req.To], i)
 	}
+	ahead.Answer(refused...)
 	for to, idx := range inboxes {
 		wg.Go(func() {
 			ls := make([]filer.Line, len(idx))
 			for k, i := range idx {
 				ls[k] = lines[i]
 			}
+			answered := make([]wire.IndexedItem, len(idx))
 			for k, o := range n.offers.fileAll(to, ls) {
 				items[idx[k]] = wire.ItemOf(filedAs(to, o))
+				answered[k] = wire.IndexedItem{Index: idx[k], FiledItem: items[idx[k]]}
 			}
+			ahead.Answer(answered...)
 		})
 	}
 	wg.Wait()
@@ -367,24 +404,48 @@ func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) er
 	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
-	n.log.Warn("a linked box asked to act for a handle it does not hold; refused", "box", c.Box(), "handle", handle)
+	n.router.Warn(c, "a linked box asked to act for a handle it does not hold; refused", "handle", handle)
 	return wire.Refuse(wire.CodeNotHolder, "the box %s does not hold @%s, so it cannot act for it — nothing was done; a box acts only for the handles its own registry lists under its name", c.Box(), handle)
 }
 
-// onEvent takes a guest's directory events on the hub, and the view events of
-// either end.
+// onEvent takes a guest's directory events on the hub, the hub's word on the
+// claims it refused on a guest, and the view events of either end.
 func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
-	if ev.Op == wire.OpLinkView {
+	switch {
+	case ev.Op == wire.OpLinkView:
 		n.onView(c, ev)
-		return
+	case ev.Op == wire.OpLinkClaims && n.router == nil:
+		n.onRefusedClaims(c, ev)
+	case ev.Op == wire.OpLinkDirectory && n.router != nil:
+		n.onDirectory(c, ev)
 	}
-	if ev.Op != wire.OpLinkDirectory || n.router == nil {
-		return
-	}
+}
+
+// onDirectory applies a guest's directory event on the hub, and tells the
+// guest the claims it refused, so that box can say so.
+func (n *network) onDirectory(c *link.Conn, ev wire.Envelope) {
 	var d wire.LinkDirectory
 	if err := wire.DecodePayload(ev.Payload, &d); err != nil {
 		n.log.Info("a directory event that could not be read was dropped", "box", c.Box(), "err", err)
 		return
 	}
-	n.router.Directory(c, d)
+	var refused *hub.Refused
+	if errors.As(n.router.Directory(c, d), &refused) {
+		if err := c.SendEvent(wire.OpLinkClaims, wire.LinkClaims{Refused: refused.Claims}); err != nil {
+			n.log.Info("a box was not told of its refused claims", "box", c.Box(), "err", err)
+		}
+	}
+}
+
+// onRefusedClaims takes the hub's word, on a guest, on the claims of this
+// box's that it refused: mail to those handles does not reach this box, which
+// its log, link.status and sotd doctor say.
+func (n *network) onRefusedClaims(c *link.Conn, ev wire.Envelope) {
+	var cl wire.LinkClaims
+	if err := wire.DecodePayload(ev.Payload, &cl); err != nil || len(cl.Refused) == 0 {
+		return
+	}
+	first := cl.Refused[0]
+	n.log.Warn("the hub refused this box's claim on handles; mail to them does not reach this box", "hub", c.Box(), "refused", len(cl.Refused), "first", first.Handle, "holder", first.Holder, "why", first.Why)
+	n.book.refusedClaims(c, cl.Refused)
 }

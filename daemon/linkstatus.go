@@ -26,7 +26,8 @@ type linkBook struct {
 type linkEntry struct {
 	conn    *link.Conn // nil while down
 	since   time.Time
-	lastErr string // why the last link ended; "" before one has
+	lastErr string              // why the last link ended; "" before one has
+	refused []wire.RefusedClaim // the hub's last word on claims it refused over conn
 }
 
 func newLinkBook(now func() time.Time, view *webView) *linkBook {
@@ -42,7 +43,7 @@ func (b *linkBook) up(c *link.Conn) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.entry(c.Box())
-	e.conn, e.since = c, now
+	e.conn, e.since, e.refused = c, now, nil
 	b.view.setLink(pageLink(c, c.Health(), now))
 }
 
@@ -68,6 +69,16 @@ func (b *linkBook) sampled(c *link.Conn, h link.Health) {
 	defer b.mu.Unlock()
 	if e := b.entry(c.Box()); e.conn == c {
 		b.view.setLink(pageLink(c, h, e.since))
+	}
+}
+
+// refusedClaims records the hub's word, over c, on the claims of this box's
+// that it refused.
+func (b *linkBook) refusedClaims(c *link.Conn, refused []wire.RefusedClaim) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.entry(c.Box()); e.conn == c {
+		e.refused = refused
 	}
 }
 
@@ -113,7 +124,7 @@ func (b *linkBook) states(should []string, lastErr func(box string) string) []wi
 			s.LastError = lastErr(box)
 		}
 		if e.conn != nil {
-			s.Transport = e.conn.Transport()
+			s.Transport, s.RefusedClaims = e.conn.Transport(), e.refused
 			if h := e.conn.Health(); h.Samples > 0 {
 				rtt, off := millis(h.RTT), millis(h.Offset)
 				s.RTTMillis, s.OffsetMillis = &rtt, &off

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -25,9 +26,16 @@ func TestALineNoBoxHoldsIsOfferedToNoTickingBox(t *testing.T) {
 }
 
 // A box older than Ticks keeps no complete directory: it is still offered a
-// line for a handle no directory names, as before.
+// line for a handle no directory names, as before, and its ok is the answer
+// once its directory names the handle.
 func TestABoxWithoutTicksIsStillOfferedUnnamedHandles(t *testing.T) {
-	_, ga, gm := trustBoxes(t)
+	_, ga, gm := trustBoxesWith(t, func(t testing.TB, h home.Home, box, hosts string) *hostile {
+		m := dialHostile(t, h, box, hosts)
+		m.mu.Lock()
+		m.claimsOffered = true
+		m.mu.Unlock()
+		return m
+	})
 	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "olga", Text: "for a handle gm never named", ID: "ID-OLGA"})
 	if err != nil || !res.OK {
 		t.Fatalf("alice -> olga = %+v, %v; want gm's ok", res, err)

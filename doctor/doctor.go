@@ -91,6 +91,7 @@ func Run(e Env) Report {
 		checkTools(e),
 		checkClock(e, doc),
 		checkSkew(hosts, d.links, d.linksErr),
+		checkClaims(hosts, d.links, d.linksErr),
 		checkCodexHooks(e),
 		checkCodexServer(e),
 	}

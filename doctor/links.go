@@ -189,3 +189,32 @@ func skewText(d time.Duration) string {
 	}
 	return "in step"
 }
+
+// checkClaims: the hub took every handle this box claimed over its link. A
+// handle it refused (another box holds it, or keeps it since its link ended
+// a moment ago, or it is derived for another box) gets no mail here.
+func checkClaims(f hostsFile, st wire.LinkStatus, err error) Check {
+	c, done := notAsked(Check{Name: "claims"}, f, err)
+	if done {
+		c.Level, c.Fix = OK, ""
+		return c
+	}
+	var refused []string
+	for _, l := range st.Links {
+		for _, r := range l.RefusedClaims {
+			s := fmt.Sprintf("@%s (%s", r.Handle, r.Why)
+			if r.Holder != "" {
+				s += "; held by " + r.Holder
+			}
+			refused = append(refused, s+")")
+		}
+	}
+	if len(refused) == 0 {
+		c.Level, c.Detail = OK, "the hub took every handle this box claimed"
+		return c
+	}
+	c.Level = Warn
+	c.Detail = fmt.Sprintf("the hub refused %d of this box's handles, so mail to them does not reach this box: %s", len(refused), strings.Join(refused, "; "))
+	c.Fix = "Join those sessions under another name (sotd join --name <handle>). A box that holds a handle derived for this one (<folder>-" + "<this box>) claimed it first: check that box on the hub (its log names it), and remove its pin from the hub's hosts.toml if its key may be compromised."
+	return c
+}

@@ -153,6 +153,19 @@ func TestCheckLinks(t *testing.T) {
 	}, checkLinks)
 }
 
+func TestCheckClaims(t *testing.T) {
+	squatted := hbUp
+	squatted.RefusedClaims = []wire.RefusedClaim{{Handle: "proj-box", Holder: "gm", Why: "another box holds it; a handle has one holder"}}
+	claims := func(e Env, f hostsFile, st wire.LinkStatus, err error) Check { return checkClaims(f, st, err) }
+	judge(t, []linkCase{
+		{name: "no daemon", hosts: "guest", err: noDaemon, level: OK, detail: []string{"not known"}},
+		{name: "every claim taken", hosts: "guest", st: guestOf(hbUp), level: OK, detail: []string{"took every handle"}},
+		{name: "a claim refused", hosts: "guest", st: guestOf(squatted), level: Warn,
+			detail: []string{"refused 1 of this box's handles", "@proj-box (another box holds it; a handle has one holder; held by gm)"},
+			fix:    []string{"sotd join --name", "remove its pin"}},
+	}, claims)
+}
+
 func TestCheckSkew(t *testing.T) {
 	skew := func(e Env, f hostsFile, st wire.LinkStatus, err error) Check { return checkSkew(f, st, err) }
 	judge(t, []linkCase{

@@ -8,16 +8,21 @@
 //   - directory first: each linked box tells the hub which handles it holds, so
 //     the body goes only to the one box that holds the handle, and that box's
 //     answer is the answer (a handle has one holder: see Router);
-//   - when no directory names the handle: every box whose directory may be
-//     incomplete (no Ticks promise, or its full set not come yet) at once, the
-//     body encoded once for every box; a ticking box is not offered it: the
-//     hub waits (Config.TickWait, within three quarters of Config.Wait) for
-//     its next directory event after the request arrived, which names the
-//     handle if it took it meanwhile (then that box alone is offered the
-//     line), and offers it to a ticking box only once that wait is over
-//     without its event. A handle every box answered not_here for, or ticked
-//     without, is answered so without an offer for UnheldFor after, until a
-//     link comes up or a directory changes (a negative cache);
+//   - when no directory names the handle: every box that made no Ticks
+//     promise at once, the body encoded once for every box; a ticking box is
+//     not offered it: the hub waits (Config.TickWait, within three quarters
+//     of Config.Wait) for its next directory event after the request arrived
+//     and after its full set, which names the handle if it took it meanwhile
+//     (then that box alone is offered the line), and offers it to a ticking
+//     box only once that wait is over without its event. A handle every box
+//     answered not_here for, or ticked without, is answered so without an
+//     offer for UnheldFor after, until a link comes up or a directory changes
+//     (a negative cache);
+//   - an ok counts only from a box whose directory names the handle, by the
+//     time it came or within Config.Wait after (an honest box that files a
+//     line tells its directory on its next poll): an ok from a box that never
+//     claims the handle, or whose claim is refused, is not_here, so no box
+//     takes a line for a handle it does not hold by saying it filed it;
 //   - the verdict is the first ok; else, when a box gave no answer in time, "the
 //     daemon on <box> did not answer within <n>s; @<h> may still be filed" (it
 //     may have filed the line); else the first refusal that is not not_here, in

@@ -147,13 +147,15 @@ type tick struct {
 	last time.Time // when its last directory event came (monotonic)
 }
 
-// byTicks splits the linked boxes into those whose directory is complete as of
-// their last event (a Ticks promise, and the full set came) and the rest.
+// byTicks splits the linked boxes into those that promised Ticks, whose
+// directory is complete as of an event that came after their full set, and the
+// rest. A ticking box whose full set has not come yet is one to wait for: it
+// sends that set first, at once, and that set says whether it holds the handle.
 func (r *Router) byTicks() (told, rest []Peer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range r.links {
-		if tk := r.ticks[p]; tk != nil && tk.full && r.cfg.TickWait > 0 {
+		if tk := r.ticks[p]; tk != nil && r.cfg.TickWait > 0 {
 			told = append(told, p)
 		} else {
 			rest = append(rest, p)
@@ -178,7 +180,7 @@ func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time,
 		return p, nil
 	}
 	for _, p := range told {
-		if tk := r.ticks[p]; tk != nil && !sentAfter(p.RTT(), tk.last, arrived) {
+		if tk := r.ticks[p]; tk != nil && (!tk.full || !sentAfter(p.RTT(), tk.last, arrived)) {
 			w.late[p] = struct{}{}
 		}
 	}
@@ -231,14 +233,17 @@ func sentAfter(rtt time.Duration, at, arrived time.Time) bool {
 }
 
 // heard strikes p off the list of every waiter its directory event was sent
-// after (sentAfter), or every list when its link ended, which sends none.
+// after (sentAfter), once its full set came, or every list when its link
+// ended, which sends none.
 // added says the event added handles, which may give a waiter's handle its
 // holder. Under r.mu. The event's lateness is judged against each waiter with
 // one reading of p's round trip, not one per waiter.
 func (r *Router) heard(p Peer, added, ended bool) {
 	now, rtt := time.Now(), p.RTT()
+	tk := r.ticks[p]
+	complete := tk != nil && tk.full
 	for w := range r.waiting {
-		if ended || sentAfter(rtt, now, w.arrived) {
+		if ended || complete && sentAfter(rtt, now, w.arrived) {
 			delete(w.late, p)
 		}
 		if len(w.late) == 0 || added && r.holders[w.handle] != nil {
@@ -250,9 +255,13 @@ func (r *Router) heard(p Peer, added, ended bool) {
 
 // answer is one box's answer to an offer.
 type answer struct {
-	box string
-	res wire.CommFiled
-	err error
+	box  string
+	peer Peer // nil for an answer the router gave in its place
+	res  wire.CommFiled
+	err  error
+	// vouched: an ok whose box's directory was found to name the handle
+	// (vouch), not to be checked again.
+	vouched bool
 }
 
 // offerOne offers req to p alone, within p's share of offer slots, by its
@@ -290,8 +299,9 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 	if raw, err := json.Marshal(req); err == nil {
 		body = json.RawMessage(raw)
 	}
-	// Sized so that no offer waits to hand in its answer after fanOut returned.
-	answers := make(chan answer, len(peers))
+	// Sized so that no offer, nor the vouch for its ok, waits to hand in its
+	// answer after fanOut returned.
+	answers := make(chan answer, 2*len(peers))
 	cancels := make([]func(), 0, len(peers))
 	for _, p := range peers {
 		slots := r.slotsOf(p)
@@ -328,17 +338,25 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 		}
 	}
 	over := ctx.Done()
-	for left := len(peers); left > 0; left-- {
+	for left := len(peers); left > 0; {
 		var a answer
 		select {
 		case a = <-answers:
 		case <-over:
 			// Each offer still out answers context.Canceled at once (a
-			// box that gave no answer) once given up.
+			// box that gave no answer), and each vouch not_here, once
+			// given up.
 			giveUp()
 			over = nil
 			a = <-answers
 		}
+		if a.err == nil && !a.vouched && !r.names(a.peer, req.To) {
+			// Its answer comes again, vouched or not, without holding up
+			// the other boxes' answers meanwhile.
+			r.offers.Go(func() { answers <- r.vouch(ctx, a, req.To) })
+			continue
+		}
+		left--
 		if a.err == nil {
 			giveUp()
 			return a.res, true
@@ -346,6 +364,32 @@ func (r *Router) fanOut(ctx context.Context, peers []Peer, req wire.CommFile, t 
 		t.note(a)
 	}
 	return wire.CommFiled{}, false
+}
+
+// names says whether p's directory names handle: p claimed it, and the claim
+// was taken.
+func (r *Router) names(p Peer, handle string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.held[p][handle]
+	return ok
+}
+
+// vouch is a's ok, for a handle its box's directory did not name when it came,
+// once that directory names it, within ctx: an honest box files only for a
+// handle its registry lists under its name, and tells the hub so by its next
+// poll, on the control stream, which may come after the answer. An ok from a
+// box that never claims the handle (or whose claim is refused: another box
+// holds it) is no answer: it is not_here, so a box cannot take a line for a
+// handle it does not hold by saying it filed it.
+func (r *Router) vouch(ctx context.Context, a answer, to string) answer {
+	if r.Holds(ctx, a.peer, to, r.cfg.Wait) {
+		a.vouched = true
+		return a
+	}
+	r.Warn(a.peer, "a box answered ok for a handle its directory does not name; the answer was not taken", "to", to)
+	a.err = wire.Refuse(wire.CodeNotHere, "the daemon on %s answered @%s filed but does not hold it; its answer was not taken", a.box, to)
+	return a
 }
 
 // offered is one box's answer to an offer, res and err as its link gave them.
@@ -356,7 +400,7 @@ func (r *Router) offered(p Peer, to string, res wire.CommFiled, err error) answe
 	if err != nil {
 		r.log.Debug("offer not filed", "box", p.Box(), "to", to, "err", err)
 	}
-	return answer{box: p.Box(), res: res, err: err}
+	return answer{box: p.Box(), peer: p, res: res, err: err}
 }
 
 // tally keeps what the boxes answered that was not ok, to choose the verdict.

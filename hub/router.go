@@ -2,16 +2,17 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/semaphore"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -25,6 +26,11 @@ const (
 	MaxHandles = 4096
 	// MaxChange bounds the handles one directory event may add or remove.
 	MaxChange = 4096
+	// KeptFor is how long a handle stays its last holder's after that box's
+	// link ends: its box, linking again within it, takes the handle back, and
+	// no other box can take it meanwhile, so a link's blip or a box's restart
+	// never hands its handles to a box that claims them in a loop.
+	KeptFor = 2 * time.Minute
 )
 
 // Peer is one linked box as the router sees it (a *link.Conn).
@@ -71,7 +77,14 @@ type Config struct {
 	// ShouldLink lists the boxes that should hold a link to this hub
 	// (topology.ShouldLink of the current hosts.toml); nil for none.
 	ShouldLink func() []string
-	Log        *slog.Logger
+	// Boxes lists every box hosts.toml names, the hub's own included: a
+	// derived handle (<folder>-<box>, registry.Tiers) names its box, and
+	// only that box may claim it. nil: none.
+	Boxes func() []string
+	// KeptFor is how long a handle stays its last holder's box's after its
+	// link ends; default KeptFor.
+	KeptFor time.Duration
+	Log     *slog.Logger
 }
 
 // Router is the hub's table of linked boxes and of the handles each holds, and
@@ -80,8 +93,12 @@ type Config struct {
 // A pinned box is trusted only for the handles it holds: a handle has one
 // holder, the first live link to claim it, and a second claim while that link is
 // up is refused and logged (a legitimate move drops the handle first, or its
-// link ends). Boxes that share one comm folder are told apart by the host each
-// registry entry names: a box claims only the entries listed under its own name.
+// link ends and KeptFor passes: a handle stays its box's for that long after
+// its link ends, so a box that relinks takes it back and a flap hands it to no
+// one). A handle derived for another box of hosts.toml (<folder>-<box>) is
+// that box's alone to claim. Boxes that share one comm folder are told apart
+// by the host each registry entry names: a box claims only the entries listed
+// under its own name.
 type Router struct {
 	cfg Config
 	log *slog.Logger
@@ -94,6 +111,12 @@ type Router struct {
 	ticks   map[Peer]*tick               // the links that promised ticks
 	waiting map[*waiter]struct{}         // lines waiting for ticks (awaitTicks)
 	changed chan struct{}                // closed, and replaced, at each directory change
+	// kept is each handle whose holder's link ended within KeptFor, with
+	// that box: only it may claim the handle until then.
+	kept map[string]kept
+	// quiet is each link's repeated misdeeds: warnings held back, refused
+	// claims counted, requests parked (quiet.go).
+	quiet map[Peer]*quiet
 	// unheld is the negative cache: handles every linked box answered
 	// not_here (see Offer). A link coming up or any directory event empties
 	// it, since either may name one of them; so does a link that ends, since
@@ -114,6 +137,9 @@ func New(cfg Config) *Router {
 	if cfg.MaxHandles <= 0 {
 		cfg.MaxHandles = MaxHandles
 	}
+	if cfg.KeptFor <= 0 {
+		cfg.KeptFor = KeptFor
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -124,6 +150,8 @@ func New(cfg Config) *Router {
 		slots:   map[Peer]*semaphore.Weighted{},
 		held:    map[Peer]map[string]struct{}{},
 		unheld:  map[string]unheld{},
+		kept:    map[string]kept{},
+		quiet:   map[Peer]*quiet{},
 		holders: map[string]Peer{},
 		ticks:   map[Peer]*tick{},
 		waiting: map[*waiter]struct{}{},
@@ -174,7 +202,9 @@ func (r *Router) Remove(p Peer) {
 }
 
 func (r *Router) drop(p Peer) {
+	r.keep(p)
 	r.forget(p)
+	delete(r.quiet, p)
 	delete(r.slots, p)
 	delete(r.ticks, p)
 	r.heard(p, false, true)
@@ -183,17 +213,27 @@ func (r *Router) drop(p Peer) {
 // Directory applies a link's directory event: a full set replaces what that
 // link held before, a change adds and removes handles. Events of a link that has
 // ended are dropped, so a late one cannot outlive its Remove. An event past
-// MaxChange handles is refused whole; a claim on a handle another live link (or
-// the hub itself) holds, or past the link's MaxHandles, is refused. Each refusal
-// is logged with its reason and returned.
+// MaxChange handles is refused whole. A claim is refused (see claimable) when
+// another live link holds the handle, the hub's own folder lists it, its link
+// ended less than KeptFor ago and another box claims it, it is a derived
+// handle naming another box of hosts.toml, or it is past the link's
+// MaxHandles. Each refusal is logged, naming both boxes where there are two,
+// and returned; the refused claims as a *Refused, which the hub tells the box.
 func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 	if n := len(d.Added) + len(d.Removed); n > MaxChange {
-		r.log.Warn("a box's directory event was refused: too many handles in one event", "box", p.Box(), "handles", n, "max", MaxChange)
+		r.Warn(p, "a box's directory event was refused: too many handles in one event", "handles", n, "max", MaxChange)
 		return fmt.Errorf("a directory event of %d handles is over the %d-handle limit; it was refused whole", n, MaxChange)
 	}
 	var own map[string]bool
-	if r.cfg.Own != nil && len(d.Added) > 0 {
-		own = r.cfg.Own() // it reads the registry: not under the lock
+	var boxes []string
+	if len(d.Added) > 0 {
+		// They read the registry and hosts.toml: not under the lock.
+		if r.cfg.Own != nil {
+			own = r.cfg.Own()
+		}
+		if r.cfg.Boxes != nil {
+			boxes = r.cfg.Boxes()
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -227,32 +267,110 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 			delete(r.holders, h)
 		}
 	}
-	var taken, over []string
+	refused := &Refused{Box: p.Box()}
 	for _, h := range d.Added {
 		if _, ok := set[h]; ok || home.CheckHandle(h) != nil {
 			continue // held already, or no line could be routed to it anyway
 		}
-		if q := r.holders[h]; q != nil && r.live(q) || own[h] {
-			taken = append(taken, h)
+		if c := r.claimable(p, h, own, boxes); c != nil {
+			refused.Claims = append(refused.Claims, *c)
 			continue
 		}
 		if len(set) >= r.cfg.MaxHandles {
-			over = append(over, h)
+			refused.Claims = append(refused.Claims, wire.RefusedClaim{Handle: h, Why: fmt.Sprintf("this box already holds the %d handles a link may hold", r.cfg.MaxHandles)})
 			continue
 		}
+		delete(r.kept, h)
 		set[h] = struct{}{}
 		r.holders[h] = p
 	}
-	var errs []error
-	if len(taken) > 0 {
-		r.log.Warn("a box claimed handles another box holds; the claims were refused", "box", p.Box(), "refused", len(taken), "first", taken[0])
-		errs = append(errs, fmt.Errorf("%d handles are held by another box (first: %s); a handle has one holder", len(taken), taken[0]))
+	if len(refused.Claims) == 0 {
+		return nil
 	}
-	if len(over) > 0 {
-		r.log.Warn("a box claimed more handles than a link may hold; the rest were refused", "box", p.Box(), "refused", len(over), "max", r.cfg.MaxHandles)
-		errs = append(errs, fmt.Errorf("%d handles are past the %d a link may hold", len(over), r.cfg.MaxHandles))
+	first := refused.Claims[0]
+	r.warn(p, "a box's claims on handles were refused", "refused", len(refused.Claims), "first", first.Handle, "holder", first.Holder, "why", first.Why)
+	if r.refusedAgain(p) {
+		r.log.Warn("a box kept claiming handles the hub refuses; its link is closed", "box", p.Box(), "events", MaxRefusedEvents, "within", RefusedWindow)
+		if c, ok := p.(Closer); ok {
+			go c.Close() // not here: this event is read by the link's own reader, which Close waits for
+		}
 	}
-	return errors.Join(errs...)
+	return refused
+}
+
+// claimable is why p may not claim handle h, nil when it may. own is the
+// hub's own folder's handles, boxes every box of hosts.toml. Under r.mu.
+func (r *Router) claimable(p Peer, h string, own map[string]bool, boxes []string) *wire.RefusedClaim {
+	switch q := r.holders[h]; {
+	case own[h]:
+		return &wire.RefusedClaim{Handle: h, Why: "the hub's own folder lists it under the hub"}
+	case q != nil && r.live(q):
+		return &wire.RefusedClaim{Handle: h, Holder: q.Box(), Why: "another box holds it; a handle has one holder"}
+	}
+	if k, ok := r.kept[h]; ok && k.box != p.Box() {
+		if time.Now().Before(k.until) {
+			return &wire.RefusedClaim{Handle: h, Holder: k.box, Why: fmt.Sprintf("its holder's link ended less than %s ago; it stays that box's until then", r.cfg.KeptFor)}
+		}
+		delete(r.kept, h)
+	}
+	if b := derivedFor(h, p.Box(), boxes); b != "" {
+		return &wire.RefusedClaim{Handle: h, Holder: b, Why: "it is a handle derived for a session on another box of hosts.toml (<folder>-<box>)"}
+	}
+	return nil
+}
+
+// derivedFor is the box of boxes other than claimant whose derived handles
+// (<folder>-<box>, registry.HostPart) h is one of; "" when none, or when h
+// is one of claimant's own.
+func derivedFor(h, claimant string, boxes []string) string {
+	if strings.HasSuffix(h, "-"+registry.HostPart(claimant)) {
+		return ""
+	}
+	for _, b := range boxes {
+		if b != claimant && strings.HasSuffix(h, "-"+registry.HostPart(b)) {
+			return b
+		}
+	}
+	return ""
+}
+
+// kept is a handle whose holder's link ended: its box, and until when only it
+// may claim the handle.
+type kept struct {
+	box   string
+	until time.Time
+}
+
+// keep notes the handles p holds as its box's for KeptFor, as its link ends,
+// and forgets those kept past it. Under r.mu.
+func (r *Router) keep(p Peer) {
+	now := time.Now()
+	for h, k := range r.kept {
+		if !now.Before(k.until) {
+			delete(r.kept, h)
+		}
+	}
+	for h := range r.held[p] {
+		if r.holders[h] == p {
+			r.kept[h] = kept{box: p.Box(), until: now.Add(r.cfg.KeptFor)}
+		}
+	}
+}
+
+// Refused is the claims of one directory event the router refused, each with
+// the box that holds the handle where one does, and why.
+type Refused struct {
+	Box    string
+	Claims []wire.RefusedClaim
+}
+
+func (e *Refused) Error() string {
+	first := e.Claims[0]
+	s := fmt.Sprintf("%d of %s's claims were refused (first: @%s: %s", len(e.Claims), e.Box, first.Handle, first.Why)
+	if first.Holder != "" {
+		s += "; held by " + first.Holder
+	}
+	return s + ")"
 }
 
 // live says whether p is its box's current link and has not ended.
@@ -277,7 +395,19 @@ func (r *Router) forget(p Peer) {
 // Holds says whether link p holds handle, waiting up to wait for a directory
 // event that makes it so: a box's directory update and a request made right
 // after a join travel on different streams, so the request may come first.
+//
+// p may wait for MaxParked handles at once: past that, a handle its directory
+// does not name now is not held, so a box that sends request after request
+// for handles it does not hold cannot park a goroutine for each.
 func (r *Router) Holds(ctx context.Context, p Peer, handle string, wait time.Duration) bool {
+	if r.names(p, handle) {
+		return true
+	}
+	if !r.park(p, handle) {
+		r.Warn(p, "a box has requests waiting for the most handles it may; one was answered at once", "handle", handle, "max", MaxParked)
+		return false
+	}
+	defer r.unpark(p, handle)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -27,6 +28,11 @@ type box struct {
 	closed atomic.Bool
 	ticks  bool          // it promised a directory event on every poll
 	rtt    time.Duration // its link's round trip
+	// r is the router it is linked to: an honest box that files a line
+	// tells r's directory it holds the handle, as its next poll would.
+	r *Router
+	// lies: it answers ok without ever claiming the handle.
+	lies bool
 
 	mu   sync.Mutex
 	reqs []wire.CommFile
@@ -55,6 +61,9 @@ func (b *box) Call(ctx context.Context, op string, req, resp any) error {
 	res, err := b.answer(ctx, r)
 	if err != nil {
 		return err
+	}
+	if res.OK && b.r != nil && !b.lies && !b.r.names(b, r.To) {
+		b.r.Directory(b, wire.LinkDirectory{Added: []string{r.To}})
 	}
 	*resp.(*wire.CommFiled) = res
 	return nil
@@ -123,6 +132,7 @@ func newRouter(t *testing.T, should ...string) *Router {
 
 func link(r *Router, boxes ...*box) {
 	for _, b := range boxes {
+		b.r = r
 		r.Add(b)
 	}
 }
@@ -293,7 +303,7 @@ func TestDirectory(t *testing.T) {
 			r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"alice"}})
 		}, map[string]string{"alice": "ga", "ann": ""}},
 		{"a second claim on a held handle is refused: the first holder keeps it", func() {
-			if err := r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}}); err == nil || !strings.Contains(err.Error(), "held by another box") {
+			if err := r.Directory(gb, wire.LinkDirectory{Added: []string{"alice"}}); err == nil || !strings.Contains(err.Error(), "another box holds it") {
 				t.Fatalf("a second claim on alice = %v, want it refused", err)
 			}
 		}, map[string]string{"alice": "ga", "bob": "gb"}},
@@ -306,13 +316,22 @@ func TestDirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, map[string]string{"alice": "gb", "bob": "gb"}},
-		{"a link that ends takes its handles with it, and they are free again", func() {
+		{"a link that ends takes its handles with it, and they stay its box's: another box's claim is refused", func() {
 			close(gb.done)
 			r.Remove(gb)
-			if err := r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}}); err != nil {
+			if err := r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}}); err == nil || !strings.Contains(err.Error(), "held by gb") {
+				t.Fatalf("ga's claim on alice, gb's a moment ago = %v; want it refused, kept for gb", err)
+			}
+		}, map[string]string{"alice": "", "bob": ""}},
+		{"its box, linking again, takes them back", func() {
+			again := newBox("gb", files)
+			link(r, again)
+			if err := r.Directory(again, wire.LinkDirectory{Full: true, Added: []string{"alice"}}); err != nil {
 				t.Fatal(err)
 			}
-		}, map[string]string{"alice": "ga", "bob": ""}},
+			close(again.done)
+			r.Remove(again)
+		}, map[string]string{"alice": ""}},
 		{"an ended link's late event is dropped", func() {
 			r.Directory(gb, wire.LinkDirectory{Added: []string{"bob"}})
 		}, map[string]string{"bob": ""}},
@@ -427,7 +446,7 @@ func TestDirectoryBounds(t *testing.T) {
 		t.Fatal("a box holds the hub's own handle")
 	}
 	err := r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"a", "b", "c", "d", "e"}})
-	if err == nil || !strings.Contains(err.Error(), "past the 3 a link may hold") {
+	if err == nil || !strings.Contains(err.Error(), "2 of ga's claims were refused") || !strings.Contains(err.Error(), "the 3 handles a link may hold") {
 		t.Fatalf("five claims with a cap of three = %v, want the rest refused", err)
 	}
 	if len(r.held[ga]) != 3 {
@@ -548,5 +567,49 @@ func TestTheNegativeCacheKeepsItsNotLinkedBoxes(t *testing.T) {
 	r.Wait()
 	if len(ga.asked()) != 2 {
 		t.Fatalf("ga was offered @bob %d times; want 2: once, and again after gb's link ended", len(ga.asked()))
+	}
+}
+
+// A handle whose holder's link ended stays that box's for KeptFor: a box that
+// claims it in a loop gets it only once that is over.
+func TestAHandleIsKeptForItsBoxOnlyForKeptFor(t *testing.T) {
+	r := New(Config{Wait: testWait, KeptFor: 100 * time.Millisecond})
+	gb, gm := newBox("gb", files), newBox("gm", files)
+	link(r, gb, gm)
+	if err := r.Directory(gb, wire.LinkDirectory{Full: true, Added: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	close(gb.done)
+	r.Remove(gb)
+	if err := r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}); err == nil {
+		t.Fatal("gm took bob the moment gb's link ended; want it kept for gb")
+	}
+	testutil.Eventually(t, 5*time.Second, "bob to be claimable once KeptFor is over", func() bool {
+		return r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}) == nil
+	})
+	if h := r.Holder("bob"); h != "gm" {
+		t.Fatalf("bob's holder = %q, want gm", h)
+	}
+}
+
+// A derived handle (<folder>-<box>) is claimable only by the box it names.
+func TestADerivedHandleIsOnlyItsBoxs(t *testing.T) {
+	boxes := []string{"hb", "boxb", "gm", "x-boxb", "Odd Box"}
+	for _, tc := range []struct {
+		handle, claimant, want string // want: the box it names, "" when the claim stands
+	}{
+		{"proj-boxb", "gm", "boxb"},
+		{"proj-boxb", "boxb", ""},
+		{"proj-parent-boxb", "gm", "boxb"},
+		{"proj-hb", "gm", "hb"},
+		{"proj-gm", "gm", ""},
+		{"proj-x-boxb", "x-boxb", ""},
+		{"proj-" + registry.HostPart("Odd Box"), "gm", "Odd Box"},
+		{"mallory", "gm", ""},
+		{"boxb", "gm", ""},
+	} {
+		if got := derivedFor(tc.handle, tc.claimant, boxes); got != tc.want {
+			t.Errorf("derivedFor(%q, %q) = %q, want %q", tc.handle, tc.claimant, got, tc.want)
+		}
 	}
 }

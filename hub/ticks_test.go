@@ -14,7 +14,7 @@ import (
 func tickingBox(r *Router, name string, answer func(context.Context, wire.CommFile) (wire.CommFiled, error), holds ...string) *box {
 	b := newBox(name, answer)
 	b.ticks = true
-	r.Add(b)
+	link(r, b)
 	r.Directory(b, wire.LinkDirectory{Full: true, Added: holds})
 	return b
 }
@@ -121,19 +121,66 @@ func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
 	}
 }
 
-// A ticking box whose full set has not come yet keeps no complete directory:
-// it is offered the line at once, as a box without ticks.
-func TestATickingBoxWithoutItsFullSetIsOffered(t *testing.T) {
+// A ticking box whose full set has not come yet is waited for, not offered
+// the line: it sends that set first, and the set, come after the line and
+// naming no @bob, ends the wait without an offer. A tick before the set says
+// nothing of what the box holds.
+func TestATickingBoxWithoutItsFullSetIsWaitedFor(t *testing.T) {
 	r := tickRouter(t)
-	ga := newBox("ga", notHere)
+	ga := newBox("ga", files)
 	ga.ticks = true
 	link(r, ga)
 	r.Directory(ga, aTick)
-	if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != "no box knows that handle: bob" {
+	got := offerAside(r, "bob")
+	testutil.Eventually(t, 5*time.Second, "the line to wait for ga's full set", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.waiting) == 1
+	})
+	pastTransit(t, ga, time.Now())
+	r.Directory(ga, aTick) // not a full set: ga's directory is still unknown
+	select {
+	case err := <-got:
+		t.Fatalf("Offer = %v after a tick before ga's full set; want it still waiting", err)
+	default:
+	}
+	r.Directory(ga, wire.LinkDirectory{Full: true, Added: []string{"alice"}})
+	if err := answerOf(t, got, "ga's full set did not end the wait"); err == nil || err.Error() != "no box knows that handle: bob" {
 		t.Fatalf("Offer = %v; want no box knows", err)
 	}
-	if n := len(ga.asked()); n != 1 {
-		t.Fatalf("ga was offered @bob %d times; want once", n)
+	r.Wait()
+	if n := len(ga.asked()); n != 0 {
+		t.Fatalf("ga was offered @bob %d times; want none: its full set names no @bob", n)
+	}
+}
+
+// A box that keeps no complete directory is offered a line for a handle no
+// directory names, and its ok is the answer only once its directory names the
+// handle: an ok from a box that never claims it is not taken, and the line is
+// answered not_here, not filed.
+func TestAnOkFromABoxThatDoesNotHoldTheHandleIsNotTaken(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lies bool
+		want string // "" for ok
+	}{
+		{"it claims the handle after its ok, as an honest box's next poll does", false, ""},
+		{"it never claims the handle", true, "no box knows that handle: bob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(Config{Wait: time.Second})
+			t.Cleanup(r.Wait)
+			gm := newBox("gm", files)
+			gm.lies = tc.lies
+			link(r, gm)
+			res, err := r.Offer(context.Background(), req("bob"), nil)
+			switch {
+			case tc.want == "" && (err != nil || !res.OK):
+				t.Fatalf("Offer = %+v, %v; want gm's ok", res, err)
+			case tc.want != "" && (err == nil || err.Error() != tc.want):
+				t.Fatalf("Offer = %+v, %v; want %q", res, err, tc.want)
+			}
+		})
 	}
 }
 

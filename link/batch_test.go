@@ -24,21 +24,28 @@ type filer struct {
 	singles, calls atomic.Int64 // comm.file frames; comm.file.batch frames
 }
 
-func (f *filer) handle(_ context.Context, _ *Conn, op string, payload json.RawMessage) (any, error) {
-	one := func(raw json.RawMessage) (wire.CommFiled, error) {
-		var req wire.CommFile
-		if err := wire.DecodePayload(raw, &req); err != nil {
-			return wire.CommFiled{}, err
-		}
-		if strings.HasPrefix(req.To, "no-") {
-			return wire.CommFiled{}, wire.Refuse(wire.CodeNoLiveSession, "no live session holds @%s", req.To)
-		}
-		return wire.CommFiled{OK: true, To: req.To}, nil
+// one answers one comm.file request: ok, or a refusal for a handle that
+// starts with "no-".
+func one(req wire.CommFile) (wire.CommFiled, error) {
+	if strings.HasPrefix(req.To, "no-") {
+		return wire.CommFiled{}, wire.Refuse(wire.CodeNoLiveSession, "no live session holds @%s", req.To)
 	}
+	return wire.CommFiled{OK: true, To: req.To}, nil
+}
+
+func oneOf(raw json.RawMessage) (wire.CommFiled, error) {
+	var req wire.CommFile
+	if err := wire.DecodePayload(raw, &req); err != nil {
+		return wire.CommFiled{}, err
+	}
+	return one(req)
+}
+
+func (f *filer) handle(_ context.Context, _ *Conn, op string, payload json.RawMessage) (any, error) {
 	switch {
 	case op == wire.OpCommFile:
 		f.singles.Add(1)
-		return one(payload)
+		return oneOf(payload)
 	case op == wire.OpCommFileBatch && f.batch:
 		f.calls.Add(1)
 		time.Sleep(f.delay) // a group commit's fsync: the next batch gathers meanwhile
@@ -48,7 +55,7 @@ func (f *filer) handle(_ context.Context, _ *Conn, op string, payload json.RawMe
 		}
 		res := wire.CommFiledBatch{Results: make([]wire.FiledItem, len(b.Requests))}
 		for i, raw := range b.Requests {
-			res.Results[i] = wire.ItemOf(one(raw))
+			res.Results[i] = wire.ItemOf(oneOf(raw))
 		}
 		return res, nil
 	}
@@ -184,5 +191,145 @@ func TestFileSendsALargeRequestAlone(t *testing.T) {
 	fileAll(t, g, 20)
 	if f.singles.Load() != 1 || f.calls.Load() == 0 {
 		t.Fatalf("%d requests went alone and %d batches; want the large one alone and the rest batched", f.singles.Load(), f.calls.Load())
+	}
+}
+
+// slowFiler answers comm.file.batch item by item as a hub does, each in its
+// own goroutine and, on a link that takes it, each as it finishes
+// (BatchItems): an item for "slow" waits until release closes, and says so on
+// stuck as it starts.
+type slowFiler struct {
+	release chan struct{}
+	stuck   chan string
+}
+
+func newSlowFiler(t *testing.T) *slowFiler {
+	f := &slowFiler{release: make(chan struct{}), stuck: make(chan string, 64)}
+	t.Cleanup(func() { close(f.release) })
+	return f
+}
+
+func (f *slowFiler) handle(ctx context.Context, _ *Conn, op string, payload json.RawMessage) (any, error) {
+	if op != wire.OpCommFileBatch {
+		return nil, &wire.Refusal{Op: op, Code: wire.CodeUnknownOp, Sentence: "unknown op: " + op}
+	}
+	var b wire.CommFileBatch
+	if err := wire.DecodePayload(payload, &b); err != nil {
+		return nil, err
+	}
+	ahead := BatchItems(ctx, len(b.Requests))
+	items := make([]wire.FiledItem, len(b.Requests))
+	var wg sync.WaitGroup
+	for i, raw := range b.Requests {
+		wg.Go(func() {
+			var req wire.CommFile
+			if err := wire.DecodePayload(raw, &req); err != nil {
+				items[i] = wire.ItemOf(wire.CommFiled{}, err)
+				return
+			}
+			if req.To == "slow" {
+				f.stuck <- req.ID
+				select {
+				case <-f.release:
+				case <-ctx.Done():
+				}
+			}
+			items[i] = wire.ItemOf(one(req))
+			ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
+		})
+	}
+	wg.Wait()
+	return wire.CommFiledBatch{Results: items}, nil
+}
+
+// A batch's items are answered as each finishes, on a link whose hellos
+// agreed to Items, over either transport: a request gathered with one that
+// waits is answered at once, not when the batch is.
+func TestABatchAnswersEachItemAsItFinishes(t *testing.T) {
+	for _, tr := range transports {
+		if tr.name == "quic-per-call" {
+			continue // a stream per request carries one answer: no items ahead
+		}
+		t.Run(tr.name, func(t *testing.T) {
+			f := newSlowFiler(t)
+			_, g, _ := pair(t, tr.dial, Config{Handler: f.handle}, Config{})
+			if !g.items {
+				t.Fatal("the link did not agree to Items")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			slow, fast := queuedFor(ctx, "slow"), queuedFor(ctx, "fast")
+			go g.sendBatch([]*queued{slow, fast})
+			<-f.stuck
+			select {
+			case r := <-fast.done:
+				if r.err != nil || !r.res.OK {
+					t.Fatalf("the fast item = %+v, %v; want ok", r.res, r.err)
+				}
+			case <-ctx.Done():
+				t.Fatal("the fast item was not answered while the slow one in its batch waited")
+			}
+			select {
+			case r := <-slow.done:
+				t.Fatalf("the slow item was answered (%+v, %v) before it was let go", r.res, r.err)
+			default:
+			}
+		})
+	}
+}
+
+func queuedFor(ctx context.Context, to string) *queued {
+	req := wire.CommFile{From: "a", To: to, Text: "hi", ID: "ID-" + to}
+	return &queued{ctx: ctx, req: req, size: encodedBound(req), done: make(chan filed, 1)}
+}
+
+// Requests stuck in every batch call a link may have out (two, three, four
+// lines waiting on one slow holder) hold up no other: a request made after
+// them is answered while they still wait.
+func TestFileIsNotHeldUpBehindSlowBatches(t *testing.T) {
+	for _, pending := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("%d pending", pending), func(t *testing.T) {
+			f := newSlowFiler(t)
+			_, g, _ := pair(t, dialQUIC, Config{Handler: f.handle}, Config{})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			slow := make(chan error, pending)
+			for i := range pending {
+				go func() {
+					_, err := g.File(ctx, wire.CommFile{From: "a", To: "slow", Text: "hi", ID: fmt.Sprint("ID-SLOW-", i)})
+					slow <- err
+				}()
+				<-f.stuck // each in a batch of its own, or with another slow one
+			}
+			if res, err := g.File(ctx, wire.CommFile{From: "a", To: "fast", Text: "hi", ID: "ID-FAST"}); err != nil || !res.OK {
+				t.Fatalf("File to fast behind %d slow = %+v, %v; want ok", pending, res, err)
+			}
+			select {
+			case err := <-slow:
+				t.Fatalf("a slow request was answered (%v) before it was let go: the fast one did not overtake it", err)
+			default:
+			}
+		})
+	}
+}
+
+// A link answers a batch's items ahead only when both hellos agree to Items:
+// with an end older than that, each batch is answered whole, as before.
+func TestALinkAnswersItemsAheadOnlyWhenBothEndsAgree(t *testing.T) {
+	older := Config{wholeBatch: true}
+	for _, tc := range []struct {
+		name       string
+		hub, guest Config
+		want       bool
+	}{{"both", Config{}, Config{}, true}, {"an older guest", Config{}, older, false}, {"an older hub", older, Config{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newSlowFiler(t)
+			tc.hub.Handler = f.handle
+			hubEnd, g, _ := pair(t, dialQUIC, tc.hub, tc.guest)
+			if hubEnd.items != tc.want || g.items != tc.want {
+				t.Fatalf("items at the hub %v, at the guest %v; want %v at both", hubEnd.items, g.items, tc.want)
+			}
+			fileAll(t, g, 20) // answered whole or item by item, each its own
+		})
 	}
 }

@@ -16,8 +16,11 @@ type carrier interface {
 	// why none came (wrapping ErrClosed when the connection ended), once,
 	// without blocking, as the reader that took it must go on. cancel gives up
 	// on it: the peer is told where the transport can, and done gets
-	// context.Canceled unless the answer came first.
-	start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func())
+	// context.Canceled unless the answer came first. item, when not nil,
+	// gets each comm.file.items event the peer sends for the request before
+	// its answer (a link whose hellos agreed to Items), on the reader, so it
+	// must not block.
+	start(id uint64, frame []byte, done func(wire.Envelope, error), item func(wire.Envelope)) (cancel func())
 	// accept waits for the peer's next request.
 	accept(ctx context.Context) (*exchange, error)
 	// multiplex carries every request of each end on one stream of its own,
@@ -41,7 +44,11 @@ type exchange struct {
 	ctx   context.Context // ends when the caller gives up or the link ends
 	read  func() (wire.Envelope, error)
 	reply func(frame []byte) error // sends the answer and finishes the exchange
-	abort func()                   // drops an exchange that cannot be answered
+	// partial sends a frame ahead of the answer, where it will come (a
+	// multiplexed stream, a WebSocket); nil where none can go (a stream per
+	// request).
+	partial func(frame []byte) error
+	abort   func() // drops an exchange that cannot be answered
 }
 
 // readOne reads the one frame a stream carries before its end: no more than

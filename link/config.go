@@ -62,6 +62,9 @@ type Config struct {
 	// perCall makes this end a box older than multiplexed links (Hello.Mux):
 	// it asks for none, takes none, and sends each request on its own stream.
 	perCall bool
+	// wholeBatch makes this end a box older than Items (Hello.Items): it asks
+	// for none, takes none, and answers each comm.file.batch whole.
+	wholeBatch bool
 }
 
 func (c Config) withDefaults() Config {

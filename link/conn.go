@@ -32,6 +32,10 @@ type Conn struct {
 	// ticks: both hellos agreed to Ticks, so the guest sends a directory event
 	// on every poll. Set before the link starts.
 	ticks bool
+	// items: both hellos agreed to Items, so each end answers the items of
+	// the other's comm.file.batch as they finish (BatchItems). Set before the
+	// link starts.
+	items bool
 
 	slots   chan struct{} // this end's requests in flight
 	nextID  atomic.Uint64
@@ -123,6 +127,12 @@ func (c *Conn) fail(code closeCode, err error) {
 // own end bounds it. An abandoned call leaves the link up, and the peer's
 // handler sees its ctx end (over QUIC).
 func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
+	return c.call(ctx, op, req, resp, nil)
+}
+
+// call is Call, with item, when not nil, given each comm.file.items event
+// the peer sends for the request before its answer.
+func (c *Conn) call(ctx context.Context, op string, req, resp any, item func(wire.Envelope)) error {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -135,7 +145,7 @@ func (c *Conn) Call(ctx context.Context, op string, req, resp any) error {
 		err error
 	}
 	ch := make(chan result, 1)
-	cancel, err := c.request(op, req, func(env wire.Envelope, err error) { ch <- result{env, err} })
+	cancel, err := c.request(op, req, func(env wire.Envelope, err error) { ch <- result{env, err} }, item)
 	if err != nil {
 		return err
 	}
@@ -178,7 +188,7 @@ func (c *Conn) Go(op string, req, resp any, done func(error)) (cancel func()) {
 			err = c.answered(op, env, err, resp)
 		}
 		done(err)
-	})
+	}, nil)
 	if err != nil {
 		done(err)
 		return func() {}
@@ -189,7 +199,7 @@ func (c *Conn) Go(op string, req, resp any, done func(error)) (cancel func()) {
 // request sends one request, the caller holding one of the link's slots, which
 // the answer frees; done gets the answer. An error is a request that could
 // not be encoded: nothing was sent, and done is not called.
-func (c *Conn) request(op string, req any, done func(wire.Envelope, error)) (cancel func(), err error) {
+func (c *Conn) request(op string, req any, done func(wire.Envelope, error), item func(wire.Envelope)) (cancel func(), err error) {
 	id := c.nextID.Add(1)
 	frame, err := wire.EncodeFrame(id, wire.KindReq, op, req)
 	if err != nil {
@@ -199,7 +209,7 @@ func (c *Conn) request(op string, req any, done func(wire.Envelope, error)) (can
 	return c.car.start(id, frame, func(env wire.Envelope, err error) {
 		<-c.slots
 		done(env, err)
-	}), nil
+	}, item), nil
 }
 
 // answered is what a call's answer (or the error in its place) says: resp
@@ -396,7 +406,7 @@ func (c *Conn) answer(ex *exchange) {
 	case c.cfg.Handler == nil:
 		resp = wire.Error{Error: "unknown op: " + env.Op, Code: wire.CodeUnknownOp}
 	default:
-		resp, err = c.cfg.Handler(ex.ctx, c, env.Op, env.Payload)
+		resp, err = c.cfg.Handler(c.itemsCtx(ex, env), c, env.Op, env.Payload)
 		if err != nil {
 			resp = refusal(err)
 		}

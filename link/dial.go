@@ -63,6 +63,7 @@ func handshake(ctx context.Context, cfg Config, t Target, car carrier) (*Conn, e
 	}
 	c := newConn(cfg, ok.Host, car)
 	c.ticks = ok.Ticks
+	c.items = ok.Items
 	c.start()
 	return c, nil
 }

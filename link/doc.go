@@ -29,6 +29,16 @@
 // stream's opening, state and closing at both ends: most of a request's cost
 // to a hub that offers a line to every box.
 //
+// A hello that asks for Mux may also ask for Items (wire.Hello.Items), and an
+// answer that takes Mux may take it: then each end answers the items of the
+// other's comm.file.batch as each finishes, once the batch has run 10 ms
+// (wire.OpCommFileItems, on the stream its answer takes; BatchItems: those
+// that finish together go in one frame), the batch's own answer still holding
+// every item, so an item held up by an inbox lock or a silent box delays no
+// other item's answer. Either end older than that answers a batch whole. A
+// batch call out longer than batchSlow no longer holds one of the link's two
+// batch calls, so the requests made meanwhile are not queued behind it.
+//
 // Choosing the transport (docs/routing.md tells it to users): a guest dials QUIC first. When the
 // QUIC handshake does not complete within QUICWait (3 s; UDP blocked on the way)
 // and hosts.toml gives the hub a ws_addr, it dials WebSocket over TLS there

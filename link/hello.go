@@ -31,7 +31,7 @@ func refuse(format string, a ...any) error { return refused{fmt.Errorf(format, a
 func greet(ctx context.Context, car carrier, cfg Config, t Target) (wire.HelloOK, error) {
 	stop := context.AfterFunc(ctx, func() { car.close(closeNormal, "no answer to hello") })
 	defer stop()
-	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol, Mux: !cfg.perCall, Ticks: cfg.Ticks})
+	frame, err := wire.EncodeFrame(helloID, wire.KindReq, wire.OpHello, wire.Hello{Role: wire.RoleLink, Host: cfg.Box, Protocol: wire.Protocol, Mux: !cfg.perCall, Ticks: cfg.Ticks, Items: !cfg.perCall && !cfg.wholeBatch})
 	if err == nil {
 		err = car.send(frame)
 	}
@@ -65,6 +65,7 @@ func greet(ctx context.Context, car carrier, cfg Config, t Target) (wire.HelloOK
 		return wire.HelloOK{}, err
 	}
 	ok.Ticks = ok.Ticks && cfg.Ticks
+	ok.Items = ok.Items && ok.Mux && !cfg.perCall && !cfg.wholeBatch
 	return ok, nil
 }
 
@@ -141,9 +142,10 @@ func (s *Server) admit(car carrier, box string) *Conn {
 		err = car.multiplex()
 	}
 	ticks := h.Ticks && s.cfg.Ticks
+	items := mux && h.Items && !s.cfg.wholeBatch
 	var frame []byte
 	if err == nil {
-		frame, err = wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd", Mux: mux, Ticks: ticks})
+		frame, err = wire.EncodeFrame(env.ID, wire.KindRes, wire.OpHello, wire.HelloOK{Host: s.cfg.Box, Protocol: wire.Protocol, Daemon: "sotd", Mux: mux, Ticks: ticks, Items: items})
 	}
 	if err == nil {
 		err = car.send(frame)
@@ -156,5 +158,6 @@ func (s *Server) admit(car carrier, box string) *Conn {
 	log.Info("link up")
 	c := newConn(s.cfg.Config, box, car)
 	c.ticks = ticks
+	c.items = items
 	return c
 }

@@ -17,22 +17,29 @@ import (
 // answers the receiver's request.
 type calls struct {
 	mu    sync.Mutex
-	m     map[uint64]func(wire.Envelope, error)
+	m     map[uint64]waiting
 	ended error // the connection ended: a call added now is failed at once
+}
+
+// waiting is a call waiting for its answer: whom to hand it, and its items
+// answered ahead of it (comm.file.items), nil for a call that takes none.
+type waiting struct {
+	done func(wire.Envelope, error)
+	item func(wire.Envelope)
 }
 
 // add notes a call waiting for its answer; false, and done is not kept, once
 // the connection has ended.
-func (cs *calls) add(id uint64, done func(wire.Envelope, error)) bool {
+func (cs *calls) add(id uint64, done func(wire.Envelope, error), item func(wire.Envelope)) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.ended != nil {
 		return false
 	}
 	if cs.m == nil {
-		cs.m = map[uint64]func(wire.Envelope, error){}
+		cs.m = map[uint64]waiting{}
 	}
-	cs.m[id] = done
+	cs.m[id] = waiting{done, item}
 	return true
 }
 
@@ -41,9 +48,20 @@ func (cs *calls) add(id uint64, done func(wire.Envelope, error)) bool {
 func (cs *calls) take(id uint64) func(wire.Envelope, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	done := cs.m[id]
+	w := cs.m[id]
 	delete(cs.m, id)
-	return done
+	return w.done
+}
+
+// items hands a comm.file.items event to the call it answers part of; one
+// for a call that takes none, or no longer waits, is dropped.
+func (cs *calls) items(env wire.Envelope) {
+	cs.mu.Lock()
+	item := cs.m[env.ID].item
+	cs.mu.Unlock()
+	if item != nil {
+		item(env)
+	}
 }
 
 func (cs *calls) waiting(id uint64) bool {
@@ -76,8 +94,8 @@ func (cs *calls) end(err error) {
 	m := cs.m
 	cs.m = nil
 	cs.mu.Unlock()
-	for _, done := range m {
-		done(wire.Envelope{}, err)
+	for _, w := range m {
+		w.done(wire.Envelope{}, err)
 	}
 }
 
@@ -228,8 +246,12 @@ func (q *quicCarrier) readAnswers() {
 			q.calls.end(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
+		if env.Kind == wire.KindEvt && env.Op == wire.OpCommFileItems {
+			q.calls.items(env)
+			continue
+		}
 		if env.Kind != wire.KindRes {
-			why := fmt.Sprintf("a %s %s frame came where only answers belong", env.Kind, env.Op)
+			why := fmt.Sprintf("a %s %s frame came where only answers and %s belong", env.Kind, env.Op, wire.OpCommFileItems)
 			q.shut(closeProtocol, why)
 			q.calls.end(fmt.Errorf("%w: %s", ErrClosed, why))
 			return
@@ -281,6 +303,12 @@ func (q *quicCarrier) readRequests(in *muxStream) {
 					}
 					return in.write(q, frame)
 				},
+				partial: func(frame []byte) error {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return in.write(q, frame)
+				},
 				abort: done,
 			}
 			select {
@@ -321,8 +349,8 @@ func (q *quicCarrier) misread(what string, err error) {
 // muxStart queues one request for this end's request stream; its answer
 // comes off that stream (readAnswers). A call given up is told to the peer
 // (link.cancel), so its handler's ctx ends as a reset stream's does.
-func (q *quicCarrier) muxStart(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
-	if !q.calls.add(id, done) {
+func (q *quicCarrier) muxStart(id uint64, frame []byte, done func(wire.Envelope, error), item func(wire.Envelope)) (cancel func()) {
+	if !q.calls.add(id, done, item) {
 		done(wire.Envelope{}, q.calls.failure())
 		return func() {}
 	}

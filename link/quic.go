@@ -104,9 +104,9 @@ const (
 
 // start's errors wrap ErrClosed when the connection, not just the stream,
 // ended.
-func (q *quicCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
+func (q *quicCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error), item func(wire.Envelope)) (cancel func()) {
 	if q.out != nil {
-		return q.muxStart(id, frame, done)
+		return q.muxStart(id, frame, done, item)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

@@ -158,7 +158,7 @@ func call(ctx context.Context, car carrier, id uint64, frame []byte) (wire.Envel
 		err error
 	}
 	ch := make(chan result, 1)
-	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} })
+	cancel := car.start(id, frame, func(env wire.Envelope, err error) { ch <- result{env, err} }, nil)
 	select {
 	case r := <-ch:
 		return r.env, r.err

@@ -109,6 +109,8 @@ func (w *wsCarrier) read() {
 			return
 		}
 		switch {
+		case env.Kind == wire.KindEvt && env.Op == wire.OpCommFileItems:
+			w.calls.items(env)
 		case env.Kind == wire.KindEvt || env.Op == wire.OpHello:
 			select {
 			case w.control <- env:
@@ -127,10 +129,11 @@ func (w *wsCarrier) read() {
 // already has MaxInFlight waiting: it did not wait for its own bound.
 func (w *wsCarrier) request(env wire.Envelope) {
 	ex := &exchange{
-		ctx:   w.ctx,
-		read:  func() (wire.Envelope, error) { return env, nil },
-		reply: w.send,
-		abort: func() {},
+		ctx:     w.ctx,
+		read:    func() (wire.Envelope, error) { return env, nil },
+		reply:   w.send,
+		partial: w.send,
+		abort:   func() {},
 	}
 	select {
 	case w.requests <- ex:
@@ -168,8 +171,8 @@ func (w *wsCarrier) recv() (wire.Envelope, error) {
 	}
 }
 
-func (w *wsCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error)) (cancel func()) {
-	if !w.calls.add(id, done) {
+func (w *wsCarrier) start(id uint64, frame []byte, done func(wire.Envelope, error), item func(wire.Envelope)) (cancel func()) {
+	if !w.calls.add(id, done, item) {
 		done(wire.Envelope{}, w.failure())
 		return func() {}
 	}

@@ -10,6 +10,26 @@ import "encoding/json"
 // unknown_op, and its requests then go one comm.file each.
 const OpCommFileBatch = "comm.file.batch"
 
+// OpCommFileItems (kind evt, the id of a comm.file.batch request) answers
+// some of that batch's items before the batch's own answer, on the stream
+// that answer takes, when both hellos agreed to Items: an item held up (an
+// inbox lock, a box that does not answer) then delays no other item's answer.
+// The batch's own answer still holds every item's result, so an item answered
+// early is answered twice, the same way; the first answer is the one taken.
+const OpCommFileItems = "comm.file.items"
+
+// FiledItems is an OpCommFileItems payload: some items' answers, each with its
+// place in the batch.
+type FiledItems struct {
+	Items []IndexedItem `json:"items"`
+}
+
+// IndexedItem is the answer to the batch's request at Index.
+type IndexedItem struct {
+	Index int `json:"i"`
+	FiledItem
+}
+
 // MaxBatch bounds the requests one comm.file.batch may carry; a longer batch is
 // refused whole, with nothing done.
 const MaxBatch = 256

@@ -68,6 +68,12 @@ type Hello struct {
 	// changed. A hub that takes it (HelloOK.Ticks) waits for such a tick
 	// rather than offer that box a line for a handle no directory names.
 	Ticks bool `json:"ticks,omitempty"`
+	// Items, in a link's hello that asks for Mux, asks that each end answer
+	// the items of the other's comm.file.batch as they finish
+	// (OpCommFileItems), not only all at once in the batch's answer; a peer
+	// that does not know it leaves it out of its answer, and a batch is
+	// answered whole.
+	Items bool `json:"items,omitempty"`
 }
 
 // HelloOK answers an accepted hello.
@@ -77,6 +83,7 @@ type HelloOK struct {
 	Daemon   string `json:"daemon,omitempty"`
 	Mux      bool   `json:"mux,omitempty"`   // the link's hello asked for Mux, and it is taken
 	Ticks    bool   `json:"ticks,omitempty"` // the link's hello promised Ticks, and the hub takes it
+	Items    bool   `json:"items,omitempty"` // the link's hello asked for Items with Mux, and it is taken
 }
 
 // CommFile asks a daemon to file one line. ID is the sender's message id, kept

@@ -13,6 +13,25 @@ const (
 	OpLinkCancel = "link.cancel"
 )
 
+// OpLinkClaims (kind evt, on the control stream, hub to guest) tells a guest
+// the claims of its last directory event that the hub refused, so the box can
+// say so (its log, link.status, sotd doctor): mail to those handles does not
+// reach it. A guest older than it drops the event.
+const OpLinkClaims = "link.claims"
+
+// LinkClaims is an OpLinkClaims payload.
+type LinkClaims struct {
+	Refused []RefusedClaim `json:"refused"`
+}
+
+// RefusedClaim is one handle a box claimed and the hub refused: the box that
+// holds it, or keeps it, where one does, and why.
+type RefusedClaim struct {
+	Handle string `json:"handle"`
+	Holder string `json:"holder,omitempty"`
+	Why    string `json:"why"`
+}
+
 // LinkDirectory is a guest's handles. With Full, Added is the whole set and
 // replaces whatever the hub held for that guest; otherwise Added and Removed are
 // changes, applied in the order the events came.

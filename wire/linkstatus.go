@@ -36,6 +36,10 @@ type LinkState struct {
 	RTTMillis    *float64 `json:"rtt_ms,omitempty"`
 	OffsetMillis *float64 `json:"offset_ms,omitempty"`
 	LastError    string   `json:"last_error,omitempty"` // why it is down, or why the last one ended
+	// RefusedClaims, on a guest, is what the hub last said it refused of this
+	// box's claims on handles over the link up now (OpLinkClaims): mail to
+	// those does not reach this box.
+	RefusedClaims []RefusedClaim `json:"refused_claims,omitempty"`
 }
 
 // LinkBeat is a heartbeat's payload: the NTP exchange carried on the beats

@@ -206,3 +206,31 @@ func (s *Session) watch(name string) {
 
 // watchWait bounds the watch call: a join never waits long on a daemon.
 const watchWait = 3 * time.Second
+
+// sayRefusedClaim warns when the hub has refused this box's claim on handle:
+// mail to it from other boxes then goes to the box that holds it, not here.
+// The hub tells a box at its next directory update, so a join right now learns
+// of a refusal only from an earlier claim (a join again, a restarted daemon);
+// sotd doctor says it any time after. No daemon, or an older one, says nothing.
+func (s *Session) sayRefusedClaim(handle string) {
+	var st wire.LinkStatus
+	if s.callDaemonWithin(claimWait, wire.OpLinkStatus, struct{}{}, &st) != nil {
+		return
+	}
+	for _, l := range st.Links {
+		for _, r := range l.RefusedClaims {
+			if r.Handle != handle {
+				continue
+			}
+			held := ""
+			if r.Holder != "" {
+				held = ", held by box " + printable(r.Holder, false)
+			}
+			s.warn("WARNING: the hub %s refused this box's claim on @%s%s (%s): mail to @%s from other boxes does not reach this session; join with another --name (sotd doctor says more)",
+				printable(l.Box, false), handle, held, printable(r.Why, false), handle)
+		}
+	}
+}
+
+// claimWait bounds the link.status call a join makes.
+const claimWait = time.Second

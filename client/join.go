@@ -192,6 +192,7 @@ func (s *Session) Join(a JoinArgs) int {
 	}
 	if envName != "" {
 		s.out("joined as @%s (repo %s, root %s; named by $%s)", name, repo, root, home.EnvName)
+		s.sayRefusedClaim(name)
 		return ExitOK
 	}
 	if displaced != nil {
@@ -209,6 +210,7 @@ func (s *Session) Join(a JoinArgs) int {
 	}
 	s.out("joined as @%s (repo %s, root %s)", name, repo, root)
 	s.watch(name)
+	s.sayRefusedClaim(name)
 	return ExitOK
 }
 

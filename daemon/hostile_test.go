@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/identity"
@@ -565,6 +567,15 @@ func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
 	})
 	if !ga.logs.Contains("the hub refused this box's claim on handles") {
 		t.Errorf("ga did not log its refused claim:\n%s", ga.logs.String())
+	}
+	// A session that joins as carol on ga is told so.
+	var out, errs bytes.Buffer
+	s := &client.Session{Home: ga.home, Host: "ga", Cwd: t.TempDir(), Stdout: &out, Stderr: &errs, Now: time.Now}
+	if code := s.Join(client.JoinArgs{Name: "carol"}); code != client.ExitOK {
+		t.Fatalf("join as carol on ga: exit %d: %s%s", code, out.String(), errs.String())
+	}
+	if want := "WARNING: the hub hb refused this box's claim on @carol, held by box gm"; !strings.Contains(errs.String(), want) {
+		t.Errorf("the join said\n%s%s\nwant a line with %q", out.String(), errs.String(), want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -87,7 +86,7 @@ func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
 	}
 	var put []string
 	if !holds(e.lock) {
-		if err := socketFolder(filepath.Dir(e.path)); err != nil {
+		if err := e.prepareFolder(); err != nil {
 			return put, err
 		}
 		l := socketLock(e.path)

@@ -156,7 +156,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
-	ep, err := listen(d.cfg.Socket, d.log)
+	ep, err := listen(d.cfg.Socket, d.cfg.Home, d.log)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 // endpoint is the listening socket and the lock that makes it this daemon's.
 type endpoint struct {
 	path string
+	home home.Home // whose folders, the socket's included when it is in it, are this daemon's own
 
 	mu     sync.Mutex // guards what follows, which the run/ watch replaces
 	ln     *net.UnixListener
@@ -36,9 +37,10 @@ const probeWait = time.Second
 // holds it may replace a socket file, since any daemon that made one without the
 // lock has died. A daemon answering at path without the lock (another build) is
 // respected too.
-func listen(path string, log *slog.Logger) (*endpoint, error) {
-	if err := socketFolder(filepath.Dir(path)); err != nil {
-		return nil, fmt.Errorf("prepare the socket folder: %w", err)
+func listen(path string, h home.Home, log *slog.Logger) (*endpoint, error) {
+	e := &endpoint{path: path, home: h}
+	if err := e.prepareFolder(); err != nil {
+		return nil, err
 	}
 	lock := socketLock(path)
 	held, err := lock.TryLock()
@@ -66,7 +68,23 @@ func listen(path string, log *slog.Logger) (*endpoint, error) {
 		lock.Unlock()
 		return nil, err
 	}
-	return &endpoint{path: path, ln: ln, sock: sock, lock: lock}, nil
+	e.ln, e.sock, e.lock = ln, sock, lock
+	return e, nil
+}
+
+// prepareFolder makes the socket's folder ready. In the home it is the home's
+// own, made private as every folder of the home is; elsewhere ($SOT_SOCKET)
+// it may be a folder others use, which socketFolder never changes.
+func (e *endpoint) prepareFolder() error {
+	dir := filepath.Dir(e.path)
+	prepare := socketFolder
+	if rel, err := filepath.Rel(e.home.Dir, dir); err == nil && filepath.IsLocal(rel) {
+		prepare = home.MkdirPrivate
+	}
+	if err := prepare(dir); err != nil {
+		return fmt.Errorf("prepare the socket folder: %w", err)
+	}
+	return nil
 }
 
 // socketLock is the lock beside the socket at path. Its file is never removed:

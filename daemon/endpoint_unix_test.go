@@ -9,14 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
-// TestSocketFolderIsNeverOpenedOrClosed: $SOT_SOCKET in a folder that does not
-// exist makes it private; in an existing private folder it is used as it is;
-// in an existing folder open to others (as the system's temporary folder is)
-// or another account's, the daemon refuses to start and the folder's mode is
-// untouched. Before, the daemon chmodded any folder 0700, closing /tmp to
-// everyone else.
+// TestSocketFolderIsNeverOpenedOrClosed: $SOT_SOCKET outside the home in a
+// folder that does not exist makes it private; in an existing private folder
+// it is used as it is; in an existing folder open to others (as the system's
+// temporary folder is) or another account's, the daemon refuses to start and
+// the folder's mode is untouched. Before, the daemon chmodded any folder 0700,
+// closing /tmp to everyone else. A folder in the home is the home's own, and
+// is closed as every folder of the home is.
 func TestSocketFolderIsNeverOpenedOrClosed(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -38,7 +41,7 @@ func TestSocketFolderIsNeverOpenedOrClosed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHome(t)
-			dir := filepath.Join(h.Dir, "sockets")
+			dir := filepath.Join(testutil.ShortDir(t, "s"), "sockets") // outside the home, as /tmp is
 			tc.setup(t, dir)
 			sock := filepath.Join(dir, "s.sock")
 			t.Setenv("SOT_SOCKET", sock)
@@ -78,5 +81,25 @@ func mkdirMode(t *testing.T, dir string, mode os.FileMode) {
 	}
 	if err := os.Chmod(dir, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSocketFolderInTheHomeIsClosed: the home's own socket folder, opened by
+// hand, is closed again at the start, as every folder of the home is.
+func TestSocketFolderInTheHomeIsClosed(t *testing.T) {
+	h := newHome(t)
+	dir := filepath.Join(h.Dir, "run", "box")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := startOn(t, h)
+	if filepath.Dir(r.sock) != dir {
+		t.Fatalf("socket at %s, want it in %s", r.sock, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the home's socket folder: %v, %v; want mode 700", fi, err)
 	}
 }

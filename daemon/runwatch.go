@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,7 +62,7 @@ func (e *endpoint) restore(log *slog.Logger) ([]string, error) {
 	}
 	var put []string
 	if !presence.Holds(e.lock) {
-		if err := socketFolder(filepath.Dir(e.path)); err != nil {
+		if err := e.prepareFolder(); err != nil {
 			return put, err
 		}
 		l := socketLock(e.path)

@@ -19,11 +19,15 @@ import (
 // NoManager is the manager of a machine with no machine id; it never matches.
 const NoManager = "none"
 
+// maxRecord bounds the read of the inbox-lock-manager record: two short lines.
+const maxRecord = 4096
+
 // ReadRecord reads the inbox-lock-manager record at path: line 1 is the manager,
 // line 2 the machine id of the machine that wrote it ("" when the record has none,
-// an unknown writer). ok is false when there is no record.
+// an unknown writer). ok is false when there is no record. It is read as every
+// home file is: never through a symlink, never waiting on a FIFO.
 func ReadRecord(path string) (line1, line2 string, ok bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := home.Home{}.ReadFile(path, maxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", false, nil
 	}

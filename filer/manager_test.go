@@ -224,4 +224,14 @@ func TestReadRecord(t *testing.T) {
 	if _, _, _, err := ReadRecord(h.LockManager()); err == nil {
 		t.Fatal("a folder read as a record")
 	}
+	// A record linked in from elsewhere is refused, never read through.
+	os.Remove(h.LockManager())
+	elsewhere := filepath.Join(t.TempDir(), "record")
+	if err := os.WriteFile(elsewhere, []byte("local m1\nm1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plantLink(t, elsewhere, h.LockManager())
+	if _, _, ok, err := ReadRecord(h.LockManager()); ok || err == nil || !strings.Contains(err.Error(), "is a symlink, not a regular file") {
+		t.Fatalf("a symlinked record: ok=%v err=%v; want it refused", ok, err)
+	}
 }

@@ -48,10 +48,19 @@ func (st state) lockFaultTick(handle string) (string, error) {
 	return stem + "." + st.key + ".tick", nil
 }
 
+// maxState bounds the read of a tick: a cursor, or one fault's sentence.
+const maxState = 64 << 10
+
+// maxFeedback bounds the read of the feedback file: a line per block given
+// while a tool fault lasts, far fewer than this holds.
+const maxFeedback = 4 << 20
+
 // blockedOn is the inbox position the last mail block was given for; a tick that
-// is missing or unreadable is no position, so the mail holds one turn end.
+// is missing or unreadable is no position, so the mail holds one turn end. A
+// state file is read as every home file is: never through a symlink, never
+// waiting on a FIFO.
 func (st state) blockedOn() filer.Cursor {
-	b, err := os.ReadFile(st.mailTick())
+	b, err := st.h.ReadFile(st.mailTick(), maxState)
 	if err != nil {
 		return filer.Cursor{}
 	}
@@ -81,7 +90,7 @@ func (st state) feedback(at time.Time, reason string) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(st.feedbackFile())
+	old, err := st.h.ReadFile(st.feedbackFile(), maxFeedback)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -94,7 +103,7 @@ func (st state) toldLockFault(handle, fault string) bool {
 	if err != nil {
 		return false
 	}
-	b, err := os.ReadFile(p)
+	b, err := st.h.ReadFile(p, maxState)
 	return err == nil && bytes.Equal(bytes.TrimSuffix(b, []byte("\n")), []byte(oneLine(fault)))
 }
 

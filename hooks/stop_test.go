@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,5 +164,37 @@ func TestStopUnwritableTick(t *testing.T) {
 				t.Errorf("stderr %q does not name the failed tick", errs)
 			}
 		})
+	}
+}
+
+// A mail tick linked in from elsewhere is never read through: a link to a file
+// that names the waiting batch would let the turn end past unread mail.
+func TestStopReadsNoTickThroughASymlink(t *testing.T) {
+	c := newClock()
+	s := joined(t, c)
+	mail(t, s, "bob", "alice", "hi")
+	p, _ := s.Home.HandlePath(home.Inbox, "alice")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "tick")
+	if err := os.WriteFile(elsewhere, []byte("1 "+filer.LineHash(bytes.TrimSuffix(b, []byte("\n")))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tick := newState(s.Home, "s-1").mailTick()
+	if err := home.MkdirPrivate(filepath.Dir(tick)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, tick); err != nil {
+		t.Skipf("cannot make a symlink here: %v", err)
+	}
+	s.Status(registry.VerbPrompt, registry.FloorUser, true, false)
+	out, _ := hook(t, s, Stop, stopInput)
+	if out == "" {
+		t.Fatal("the turn ended past unread mail: the tick was read through the link")
+	}
+	if a := decode(t, out); a["decision"] != "block" {
+		t.Fatalf("answered %q, want the mail to hold the turn", out)
 	}
 }

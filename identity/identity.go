@@ -52,9 +52,9 @@ func Load(h home.Home, box string) (*Identity, error) {
 		return nil, errors.New("identity: no box name given")
 	}
 	path := KeyPath(h, box)
-	key, err := readKey(path)
+	key, err := readKey(h, path)
 	if errors.Is(err, fs.ErrNotExist) {
-		key, err = create(path)
+		key, err = create(h, path)
 	}
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func Load(h home.Home, box string) (*Identity, error) {
 // errors.Is(err, fs.ErrNotExist) matches.
 func Read(h home.Home, box string) (*Identity, error) {
 	path := KeyPath(h, box)
-	key, err := readKey(path)
+	key, err := readKey(h, path)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,14 @@ func FingerprintOf(pub ed25519.PublicKey) string {
 	return Prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))
 }
 
-func readKey(path string) (ed25519.PrivateKey, error) {
-	b, err := os.ReadFile(path)
+// maxKey bounds a key file's read: a PEM-encoded ed25519 key is about 120
+// bytes.
+const maxKey = 16 << 10
+
+// readKey reads the key at path as every home file is read: never through a
+// symlink, which would have the box take on a key chosen elsewhere.
+func readKey(h home.Home, path string) (ed25519.PrivateKey, error) {
+	b, err := h.ReadFile(path, maxKey)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -138,7 +144,7 @@ var tmpSeq atomic.Int64
 // create makes a key and publishes it by a hard link, which never replaces an
 // existing file: a daemon that loses the race reads the winner's key, and no
 // reader ever sees a key half written.
-func create(path string) (ed25519.PrivateKey, error) {
+func create(h home.Home, path string) (ed25519.PrivateKey, error) {
 	dir := filepath.Dir(path)
 	if err := home.MkdirPrivate(dir); err != nil {
 		return nil, err
@@ -158,7 +164,7 @@ func create(path string) (ed25519.PrivateKey, error) {
 	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return readKey(path)
+			return readKey(h, path)
 		}
 		return nil, fmt.Errorf("publish this box's key %s: cannot hard-link in %s: %w", path, dir, err)
 	}

@@ -55,14 +55,14 @@ type Server struct {
 	closeOnce sync.Once
 	closeErr  error
 	stopped   sync.Once // the listener's failure is said once, not by every acceptor
-	// refusals logs a refused link at Warn once a refusedEvery at most:
-	// anyone who reaches the port can be refused in a loop.
+	// refusals logs refused links at Warn refusedBurst times a minute at
+	// most: anyone who reaches the port can be refused in a loop.
 	refusals logonce.Every
 }
 
-// refusedEvery is how often a refused link is logged at Warn at most; the
+// refusedBurst is how many refused links a minute are logged at Warn; the
 // others go at Debug, and the next at Warn counts them.
-const refusedEvery = 30 * time.Second
+const refusedBurst = 8
 
 // refused logs a refused link.
 func (s *Server) refused(attrs ...any) {
@@ -80,7 +80,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		cfg.Box = cfg.Identity.Box
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, accepted: make(chan *Conn), refusals: logonce.Every{Period: refusedEvery}}
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, accepted: make(chan *Conn), refusals: logonce.Every{Period: time.Minute, Burst: refusedBurst}}
 	s.tls = s.tlsConfig()
 	if err := s.listenQUIC(); err != nil {
 		cancel()

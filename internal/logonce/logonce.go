@@ -3,7 +3,7 @@
 // every turn (a hub that does not answer, a registry that does not read, a port
 // that stays taken) then says so in one line, not one a turn, and says when it
 // is over. Every is its kin for a line met again and again for causes of its
-// own, as a refused handshake is: one line a period.
+// own, as a refused handshake is: a few lines a period.
 package logonce
 
 import (
@@ -54,21 +54,23 @@ func (c *Condition) Reset() bool {
 
 // Every logs a line that may be met over and over, each time for a cause of
 // its own (a refused handshake, which anyone who reaches the port can send in
-// a loop), at its level at most once a Period: those in between go at Debug,
-// and the next one logged at its level says how many there were. Its zero
-// Period logs every line at its level; it may be used from several
-// goroutines.
+// a loop), at its level at most Burst times a Period: those past it go at
+// Debug, and the first one logged at its level in the next Period says how
+// many there were. Its zero Period logs every line at its level; it may be
+// used from several goroutines.
 type Every struct {
 	Period time.Duration
+	Burst  int              // lines a Period logs at their level; at least 1
 	Now    func() time.Time // time.Now when nil; a test's clock
 
-	mu    sync.Mutex
-	next  time.Time // when a line is logged at its level again
-	quiet int       // lines logged at Debug since the last at its level
+	mu     sync.Mutex
+	ends   time.Time // when the current Period ends
+	logged int       // lines logged at their level in it
+	quiet  int       // lines logged at Debug since the last at its level
 }
 
-// Log logs msg with attrs at level, or at Debug when one was logged at its
-// level less than a Period ago.
+// Log logs msg with attrs at level, or at Debug when Burst lines were logged
+// at their level in the current Period.
 func (e *Every) Log(log *slog.Logger, level slog.Level, msg string, attrs ...any) {
 	now := time.Now
 	if e.Now != nil {
@@ -76,16 +78,19 @@ func (e *Every) Log(log *slog.Logger, level slog.Level, msg string, attrs ...any
 	}
 	t := now()
 	e.mu.Lock()
-	due := !t.Before(e.next)
+	if !t.Before(e.ends) {
+		e.ends, e.logged = t.Add(e.Period), 0
+	}
+	shown := e.logged < max(e.Burst, 1)
 	quiet := e.quiet
-	if due {
-		e.next, e.quiet = t.Add(e.Period), 0
+	if shown {
+		e.logged, e.quiet = e.logged+1, 0
 	} else {
 		e.quiet++
 	}
 	e.mu.Unlock()
 	switch {
-	case !due:
+	case !shown:
 		level = slog.LevelDebug
 	case quiet > 0:
 		attrs = append(attrs, "also_since_the_last", quiet)

@@ -40,19 +40,25 @@ func TestAConditionIsLoggedWhenItStartsChangesAndEnds(t *testing.T) {
 	}
 }
 
-func TestEveryLogsAtItsLevelOnceAPeriod(t *testing.T) {
+func TestEveryLogsAtItsLevelBurstTimesAPeriod(t *testing.T) {
 	buf := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(buf, nil)) // Info and up: the quiet ones are not shown
 	clk := testutil.NewClock(time.Unix(1000, 0))
-	e := Every{Period: time.Minute, Now: clk.Now}
+	e := Every{Period: time.Minute, Burst: 2, Now: clk.Now}
 	for i := range 5 {
 		e.Log(log, slog.LevelWarn, "link refused", "n", i)
 	}
 	clk.Add(time.Minute)
-	e.Log(log, slog.LevelWarn, "link refused", "n", 5)
-	e.Log(log, slog.LevelWarn, "link refused", "n", 6)
+	for i := 5; i < 8; i++ {
+		e.Log(log, slog.LevelWarn, "link refused", "n", i)
+	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	want := []string{"level=WARN msg=\"link refused\" n=0$", "level=WARN msg=\"link refused\" n=5 also_since_the_last=4$"}
+	want := []string{
+		"level=WARN msg=\"link refused\" n=0$",
+		"level=WARN msg=\"link refused\" n=1$",
+		"level=WARN msg=\"link refused\" n=5 also_since_the_last=3$",
+		"level=WARN msg=\"link refused\" n=6$",
+	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
 	}

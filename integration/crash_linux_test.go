@@ -214,8 +214,10 @@ func crashTrial(t *testing.T, mode crashfs.Mode, rng *rand.Rand, load time.Durat
 	}
 	fsys := crashfs.Mount(t, mnt, mode)
 	b := newBox(t, "box")
-	// The daemon's socket is off the mount: crashfs holds no sockets.
-	b.home, b.sock = filepath.Join(mnt, "comm"), filepath.Join(dir, "sotd.sock")
+	// The daemon's socket is off the mount (crashfs holds no sockets), in a
+	// folder the daemon makes itself: it serves in no existing folder open to
+	// others, as the test's temporary folder is.
+	b.home, b.sock = filepath.Join(mnt, "comm"), filepath.Join(dir, "run", "sotd.sock")
 	d := b.serve()
 	l := &crashLoad{t: t, b: b, dir: dir, filed: map[string][]string{}, shown: map[string][]string{}, maybe: map[string]bool{}}
 	for _, h := range []string{"r0", "r1", "r2", "s0", "s1", "s2", "s3"} {

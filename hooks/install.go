@@ -118,8 +118,11 @@ type Install struct {
 	Settings string    // the file; "" is SettingsPath(Agent)
 	Sotd     string    // the command that runs sotd; "" is SotdCommand()
 	Home     home.Home // where the shims go (bin/); "" is home.Resolve()
-	Out      io.Writer
-	Now      func() time.Time
+	// NoPermissions leaves Claude Code's allow rules for the mail verbs out (and
+	// takes out those an earlier install added): see PermissionRules.
+	NoPermissions bool
+	Out           io.Writer
+	Now           func() time.Time
 }
 
 // change is what Install did for one hook.
@@ -187,6 +190,13 @@ func (in Install) run() error {
 			hooks.body = body
 		}
 	}
+	if in.Agent == Claude {
+		var line string
+		if hooks.body, line, err = permitted(hooks.body, !in.NoPermissions, path); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		hooks.say += line
+	}
 	teach, err := in.teach(shown)
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
@@ -220,6 +230,9 @@ func (in Install) run() error {
 		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
 	}
 	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
+	if in.Agent == Claude {
+		fmt.Fprint(in.Out, permissionsAdvice(shown, !in.NoPermissions))
+	}
 	if in.Agent == Codex {
 		fmt.Fprint(in.Out, codexAdvice(shown))
 	}
@@ -327,15 +340,13 @@ func (un Uninstall) run() error {
 	}
 	hooks := edit{path: path, old: old, mode: mode, body: old, say: header(shown)}
 	if old != nil {
-		body, changes, err := unmerge(old, specs[un.Agent], path)
+		body, say, err := unmergeAll(old, un.Agent, path)
 		if err != nil {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
-		for _, c := range changes {
-			hooks.say += said(c)
-		}
-		if len(changes) > 0 {
-			if hooks.body, err = restored(path, body, specs[un.Agent]); err != nil {
+		hooks.say += say
+		if say != "" {
+			if hooks.body, err = restored(path, body, un.Agent); err != nil {
 				return fmt.Errorf("%v; nothing was changed", err)
 			}
 			// A file Install made is removed with no backup: it held only sotd's hooks.
@@ -400,12 +411,34 @@ func (un Uninstall) run() error {
 	return nil
 }
 
-// restored is the settings file to write back: the newest backup that holds no
-// sotd hook when it reads as body does (only formatting and sotd's hooks
-// differ), so its bytes come back exactly; nil (remove the file) when there is
-// no such backup and nothing but an empty object is left, as when Install made
-// the file; else body.
-func restored(path string, body []byte, want []hookSpec) ([]byte, error) {
+// unmergeAll is the settings file without what Install adds to it for the
+// agent (its sotd hooks; Claude Code's allow rules), and the report's lines for
+// what came out, "" when nothing did.
+func unmergeAll(old []byte, a Agent, path string) ([]byte, string, error) {
+	body, changes, err := unmerge(old, specs[a], path)
+	if err != nil {
+		return nil, "", err
+	}
+	var say string
+	for _, c := range changes {
+		say += said(c)
+	}
+	if a == Claude {
+		var line string
+		if body, line, err = permitted(body, false, path); err != nil {
+			return nil, "", err
+		}
+		say += line
+	}
+	return body, say, nil
+}
+
+// restored is the settings file to write back: the newest backup that holds
+// nothing of sotd's when it reads as body does (only formatting and what
+// Install adds differ), so its bytes come back exactly; nil (remove the file)
+// when there is no such backup and nothing but an empty object is left, as when
+// Install made the file; else body.
+func restored(path string, body []byte, a Agent) ([]byte, error) {
 	baks, _ := filepath.Glob(globEscape(path) + ".bak.*")
 	clean := false
 	for i := len(baks) - 1; i >= 0; i-- {
@@ -413,8 +446,8 @@ func restored(path string, body []byte, want []hookSpec) ([]byte, error) {
 		if err != nil {
 			continue
 		}
-		norm, changes, err := unmerge(b, want, baks[i])
-		if err != nil || len(changes) > 0 {
+		norm, say, err := unmergeAll(b, a, baks[i])
+		if err != nil || say != "" {
 			continue
 		}
 		clean = true

@@ -49,12 +49,15 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "install" && args[0] != "uninstall") {
 		return usageErr(stderr, "hooks", args)
 	}
-	var claude, codex bool
+	var claude, codex, noPerms bool
 	var settings string
 	rest, ok := flags("hooks "+args[0], args[1:], stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&claude, "claude", false, "Claude Code's hooks and skill")
 		fs.BoolVar(&codex, "codex", false, "Codex's hooks and AGENTS.md section")
 		fs.StringVar(&settings, "settings", "", "the settings file to edit")
+		if args[0] == "install" {
+			fs.BoolVar(&noPerms, "no-permissions", false, "add no rule that lets Claude Code run the mail verbs without asking")
+		}
 	})
 	if !ok || len(rest) > 0 || claude == codex {
 		if ok && claude == codex {
@@ -69,5 +72,5 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if args[0] == "uninstall" {
 		return hooks.Uninstall{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
 	}
-	return hooks.Install{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
+	return hooks.Install{Agent: agent, Settings: settings, NoPermissions: noPerms, Out: stdout, Now: time.Now}.Run()
 }

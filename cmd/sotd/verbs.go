@@ -205,7 +205,8 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
 Exit 0, or 1 when the hook could not do its job; never 2, which would block the
 agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook},
 			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
-usage: sotd hooks install|uninstall --claude|--codex [--settings PATH]
+usage: sotd hooks install --claude|--codex [--settings PATH] [--no-permissions]
+       sotd hooks uninstall --claude|--codex [--settings PATH]
 
 install adds sotd's hooks to Claude Code's settings.json ($CLAUDE_CONFIG_DIR or
 ~/.claude) or Codex's hooks.json ($CODEX_HOME or ~/.codex), merge-only: every
@@ -215,7 +216,13 @@ AGENTS.md (the rest of that file stays). Running it twice changes nothing.
 Before the first change a settings file or AGENTS.md is kept as
 <file>.bak.<time>. Prints what changed.
 
-uninstall removes exactly those: sotd's hooks (every other hook and key stays;
+For Claude Code it also adds allow rules to the settings' permissions.allow,
+so a session runs sotd's mail verbs (sotd poll, send, sent, list, status, join,
+leave, as "Bash(sotd poll *)"), their comm-*.sh shims and the sot-comm MCP tools
+(mcp__sot-comm) without a dialog; --no-permissions leaves them out (and takes
+out those an earlier install added).
+
+uninstall removes exactly those: sotd's hooks and rules (every other hook, rule and key stays;
 a file unchanged since but for them gets its old bytes back from the backup),
 the skill, or the AGENTS.md section.`, runHooks},
 			{"mcp", "serve the mail verbs as MCP tools over stdio", `

@@ -53,23 +53,9 @@ func permitted(old []byte, want bool, path string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	perms := object{}
-	if raw, ok := root.get("permissions"); ok {
-		if perms, err = parseObject(raw); err != nil {
-			return nil, "", fmt.Errorf(`%s: its "permissions" is not an object; fix it by hand`, path)
-		}
-	}
-	var allow []json.RawMessage
-	if raw, ok := perms.get("allow"); ok {
-		if allow, err = list(raw, path+": permissions.allow"); err != nil {
-			return nil, "", fmt.Errorf("%v; fix it by hand", err)
-		}
-	}
-	var have []string
-	for _, r := range allow {
-		var s string
-		json.Unmarshal(r, &s)
-		have = append(have, s)
+	perms, allow, have, err := allowList(root, path)
+	if err != nil {
+		return nil, "", err
 	}
 	var did []string
 	if want {
@@ -119,6 +105,28 @@ func permitted(old []byte, want bool, path string) ([]byte, string, error) {
 		verb = removed
 	}
 	return body, fmt.Sprintf("  %-10s permissions.allow: %s\n", verb, strings.Join(did, ", ")), err
+}
+
+// allowList is the settings' permissions object and its allow list, as JSON
+// values and as text (a value that is no string is "").
+func allowList(root object, path string) (perms object, allow []json.RawMessage, have []string, err error) {
+	perms = object{}
+	if raw, ok := root.get("permissions"); ok {
+		if perms, err = parseObject(raw); err != nil {
+			return nil, nil, nil, fmt.Errorf(`%s: its "permissions" is not an object; fix it by hand`, path)
+		}
+	}
+	if raw, ok := perms.get("allow"); ok {
+		if allow, err = list(raw, path+": permissions.allow"); err != nil {
+			return nil, nil, nil, fmt.Errorf("%v; fix it by hand", err)
+		}
+	}
+	for _, r := range allow {
+		var s string
+		json.Unmarshal(r, &s)
+		have = append(have, s)
+	}
+	return perms, allow, have, nil
 }
 
 // settingsRoot parses a settings file's object; an empty or missing file is an

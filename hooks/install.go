@@ -24,6 +24,9 @@ const (
 	Codex  Agent = "codex"
 )
 
+// Agents is every agent sotd installs for; each one's name is its program's.
+var Agents = []Agent{Claude, Codex}
+
 // hookSpec is one hook sotd installs: the agent's event, its tool matcher ("" for
 // every tool, or an event that takes none) and the `sotd hook` arguments.
 type hookSpec struct {

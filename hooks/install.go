@@ -217,6 +217,13 @@ func (in Install) run() error {
 		}
 		edits = append(edits, reg)
 	}
+	if in.Agent == Codex {
+		rules, err := codexRulesEdit(shown, !in.NoPermissions)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, rules)
+	}
 	changed := apply(in.Out, edits, in.Now(), &err)
 	if err != nil {
 		return err
@@ -233,9 +240,7 @@ func (in Install) run() error {
 		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
 	}
 	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
-	if in.Agent == Claude {
-		fmt.Fprint(in.Out, permissionsAdvice(shown, !in.NoPermissions))
-	}
+	fmt.Fprint(in.Out, permissionsAdvice(in.Agent, shown, !in.NoPermissions))
 	if in.Agent == Codex {
 		fmt.Fprint(in.Out, codexAdvice(shown))
 	}
@@ -398,6 +403,13 @@ func (un Uninstall) run() error {
 			edits = append(edits, edit{path: path, old: old, mode: mode, body: body, keep: body != nil,
 				say: header(path) + fmt.Sprintf("  %-10s MCP server %s\n", removed, mcpName)})
 		}
+	}
+	if un.Agent == Codex {
+		rules, err := codexRulesEdit(shown, false)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, rules)
 	}
 	changed := apply(un.Out, edits, un.Now(), &err)
 	if err != nil {

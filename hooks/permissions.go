@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -143,9 +145,83 @@ func settingsRoot(old []byte, path string) (object, error) {
 }
 
 // permissionsAdvice is what the install's report says of the rules.
-func permissionsAdvice(settings string, want bool) string {
-	if !want {
+func permissionsAdvice(a Agent, settings string, want bool) string {
+	switch {
+	case a == Codex && want:
+		return ""
+	case a == Codex:
+		return "Codex runs sotd's mail verbs in its sandbox (--no-permissions), where they cannot write the comm home: each needs a person's approval to run outside it.\n"
+	case !want:
 		return "Claude Code asks before it runs sotd's mail verbs (--no-permissions): until a person approves them, a row woken by mail waits at that dialog.\n"
 	}
 	return fmt.Sprintf("Claude Code runs sotd's mail verbs (sotd poll, send, sent, list, status, join, leave), their comm-*.sh shims and the sot-comm MCP tools without asking: the rules are in %s's permissions.allow (install with --no-permissions to leave them out).\n", settings)
+}
+
+// Codex 0.171 runs an agent's command in its sandbox, where the comm home
+// (~/.sot-comm, outside the project) is read-only: `sotd poll` there fails to
+// take its inbox lock and write its read cursor, and the model must ask a
+// person to run it again outside the sandbox. A prefix_rule with decision
+// "allow" in $CODEX_HOME/rules/ runs the matching command outside the sandbox
+// with no approval. Install writes sotd's rules as a file of their own, so
+// they are added, replaced and removed whole; --no-permissions leaves it out.
+
+// codexRulesHead starts the rules file: it marks the file as sotd's.
+const codexRulesHead = "# sot-comm: written by sotd hooks install --codex (sotd hooks uninstall --codex removes it).\n"
+
+// CodexRulesPath is sotd's rules file beside Codex's hooks.json.
+func CodexRulesPath(settings string) string {
+	return filepath.Join(filepath.Dir(settings), "rules", "sot-comm.rules")
+}
+
+// codexRules is the rules file's bytes: the mail verbs of sotd, and each of
+// their shims, allowed with any arguments.
+func codexRules() []byte {
+	var b strings.Builder
+	b.WriteString(codexRulesHead)
+	b.WriteString("# Codex runs sotd's mail verbs and their comm-*.sh shims outside its sandbox,\n# with no approval: they write the comm home, which the sandbox keeps read-only.\n")
+	fmt.Fprintf(&b, "prefix_rule(pattern = [\"sotd\", [%s]], decision = \"allow\")\n", quoteList(mailVerbs))
+	for _, s := range shimVerbs {
+		if slices.Contains(mailVerbs, s.verb) {
+			fmt.Fprintf(&b, "prefix_rule(pattern = [%q], decision = \"allow\")\n", s.name)
+		}
+	}
+	return []byte(b.String())
+}
+
+func quoteList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return strings.Join(q, ", ")
+}
+
+// codexRulesEdit is the edit that puts sotd's rules file in place (want) or
+// takes it out (!want). A file there that is not sotd's is left alone.
+func codexRulesEdit(settings string, want bool) (edit, error) {
+	path := CodexRulesPath(settings)
+	old, mode, err := readFile(path)
+	if err != nil {
+		return edit{}, err
+	}
+	e := edit{path: path, old: old, mode: mode, body: old, prune: filepath.Dir(settings)}
+	ours := bytes.HasPrefix(old, []byte(codexRulesHead))
+	const what = "rules: Codex runs sotd's mail verbs and their shims outside its sandbox, with no approval"
+	switch {
+	case old != nil && !ours:
+		e.say = header(path) + fmt.Sprintf("  %-10s it is not sotd's rules file, so it is left as it is\n", "kept")
+	case want && bytes.Equal(old, codexRules()):
+		e.say = header(path) + fmt.Sprintf("  %-10s %s\n", unchanged, what)
+	case want:
+		did := added
+		if old != nil {
+			did = updated
+		}
+		e.body = codexRules()
+		e.say = header(path) + fmt.Sprintf("  %-10s %s\n", did, what)
+	case old != nil:
+		e.body = nil
+		e.say = header(path) + fmt.Sprintf("  %-10s %s\n", removed, what)
+	}
+	return e, nil
 }

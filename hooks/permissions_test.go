@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -164,5 +165,77 @@ func TestPermissionRulesAreNarrow(t *testing.T) {
 	}
 	if slices.Contains(mailVerbs, "lock-clear") {
 		t.Error("lock-clear breaks a registry lock: a person's call, not a rule's")
+	}
+}
+
+// Codex's rules are a file of sotd's own beside hooks.json: an install writes
+// it (not with --no-permissions), uninstall removes it and the rules folder it
+// made; a rules file of the person's under that name is never touched. The
+// real Codex, where it is on PATH, reads it as allowing each mail verb and
+// shim and nothing else.
+func TestCodexRules(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "hooks.json")
+	rules := CodexRulesPath(settings)
+	out := install(t, c, Codex, settings, "sotd")
+	if !strings.Contains(out, rules+":\n  added      rules: Codex runs sotd's mail verbs and their shims outside its sandbox, with no approval\n") {
+		t.Errorf("install said:\n%s", out)
+	}
+	if b, err := os.ReadFile(rules); err != nil || !bytes.Equal(b, codexRules()) {
+		t.Fatalf("%s holds %q, %v", rules, b, err)
+	}
+	if codex, err := exec.LookPath("codex"); err == nil {
+		for _, tc := range []struct {
+			argv  []string
+			allow bool
+		}{
+			{[]string{"sotd", "poll"}, true},
+			{[]string{"sotd", "send", "@a-box", "hi there"}, true},
+			{[]string{"comm-poll.sh"}, true},
+			{[]string{"comm-send.sh", "@a-box", "hi"}, true},
+			{[]string{"sotd", "lock-clear"}, false},
+			{[]string{"comm-registry-lock-clear.sh"}, false},
+			{[]string{"sotd", "serve"}, false},
+			{[]string{"rm", "-rf", "x"}, false},
+		} {
+			b, err := exec.Command(codex, append([]string{"execpolicy", "check", "--rules", rules, "--"}, tc.argv...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("codex execpolicy check %q: %v: %s", tc.argv, err, b)
+			}
+			if got := strings.Contains(string(b), `"decision":"allow"}`); got != tc.allow {
+				t.Errorf("codex execpolicy check %q: %s, want allowed %v", tc.argv, b, tc.allow)
+			}
+		}
+	}
+	out = uninstall(t, c, Codex, settings)
+	if !strings.Contains(out, rules+":\n  removed    rules: ") {
+		t.Errorf("uninstall said:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Dir(rules)); !os.IsNotExist(err) {
+		t.Errorf("the rules folder is left: %v", err)
+	}
+
+	var o bytes.Buffer
+	if code := (Install{Agent: Codex, Settings: settings, Sotd: "sotd", Home: commHome(t, settings), NoPermissions: true, Out: &o, Now: c.Now}).Run(); code != ExitOK {
+		t.Fatalf("install --no-permissions: %d %s", code, o.String())
+	}
+	if _, err := os.Stat(rules); !os.IsNotExist(err) || !strings.Contains(o.String(), "each needs a person's approval") {
+		t.Errorf("install --no-permissions wrote %s (%v) or did not say what that costs:\n%s", rules, err, o.String())
+	}
+
+	mine := []byte("prefix_rule(pattern = [\"make\"], decision = \"allow\")\n")
+	os.MkdirAll(filepath.Dir(rules), 0o755)
+	os.WriteFile(rules, mine, 0o644)
+	for _, run := range []func() string{
+		func() string { return install(t, c, Codex, settings, "sotd") },
+		func() string { return uninstall(t, c, Codex, settings) },
+	} {
+		if out := run(); !strings.Contains(out, "kept       it is not sotd's rules file") {
+			t.Errorf("with the person's rules file:\n%s", out)
+		}
+		if b, _ := os.ReadFile(rules); !bytes.Equal(b, mine) {
+			t.Errorf("the person's rules file now holds %q", b)
+		}
 	}
 }

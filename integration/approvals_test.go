@@ -128,13 +128,14 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 	}
 	id := strings.TrimSpace(r.stdout)
 	t.Cleanup(func() { b.run("", "", "despawn", id) })
-	screen := func() string {
+	pty := func() wire.PtyScreen {
 		var s wire.PtyScreen
 		if err := c.Call(context.Background(), wire.OpPtyScreen, wire.WorkspaceRef{WorkspaceID: id}, &s); err != nil {
 			t.Fatalf("the row's screen: %v", err)
 		}
-		return strings.Join(s.Lines, "\n")
+		return s
 	}
+	screen := func() string { return strings.Join(pty().Lines, "\n") }
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the row shows:\n%s\nthe tool results: %q", screen(), api.ToolResults())
@@ -148,7 +149,15 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 		}
 		return ""
 	}
-	testutil.Eventually(t, agentStep, "Claude Code's prompt", func() bool { return strings.Contains(screen(), "❯") })
+	// Mail waits for the empty prompt under the cursor, as the wake tests'
+	// does: a notice typed while Claude Code still starts can stay unsent.
+	testutil.Eventually(t, agentStep, "Claude Code's empty prompt", func() bool {
+		s := pty()
+		if s.Cursor.Row < 0 || s.Cursor.Row >= len(s.Lines) {
+			return false
+		}
+		return strings.TrimRight(s.Lines[s.Cursor.Row], " ") == "❯\u00a0"
+	})
 
 	b.must("Tester", "join")
 	b.must("Tester", "send", "@Claude-box", "are you there?")

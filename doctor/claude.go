@@ -37,7 +37,7 @@ func checkClaude(e Env) []Check {
 		return []Check{{Name: "claude hooks", Level: Warn, Detail: fmt.Sprintf("what of sotd Claude Code has is unknown: %v", err),
 			Fix: "Fix the file named, then run sotd doctor again."}, version}
 	}
-	if st.Hooks == 0 && len(st.Stale) == 0 && st.SkillIs != "current" && st.SkillIs != "outdated" && st.MCP == "" && len(st.Rules) == len(hooks.PermissionRules()) {
+	if st.Hooks == 0 && len(st.Stale) == 0 && st.SkillIs != hooks.Current && st.SkillIs != hooks.Outdated && st.MCP == "" && len(st.Rules) == len(hooks.PermissionRules()) {
 		c := Check{Name: "claude hooks", Level: OK, Detail: fmt.Sprintf("no sotd hook in %s (sotd hooks install --claude adds them for Claude Code sessions)", st.Settings)}
 		if bin != "" {
 			c.Level = Warn
@@ -71,12 +71,12 @@ func claudeHooks(st hooks.ClaudeState) Check {
 func claudeSkill(st hooks.ClaudeState) Check {
 	c := Check{Name: "claude skill", Level: OK, Detail: fmt.Sprintf("the sot-comm skill in %s is this sotd's", st.Skill)}
 	switch st.SkillIs {
-	case "current":
+	case hooks.Current:
 		return c
-	case "missing":
+	case hooks.Missing:
 		c.Detail = fmt.Sprintf("no sot-comm skill at %s: Claude Code sessions are not taught the mail verbs", st.Skill)
 		c.Fix = claudeInstall
-	case "outdated":
+	case hooks.Outdated:
 		c.Detail = fmt.Sprintf("the sot-comm skill in %s is an older sotd's", st.Skill)
 		c.Fix = claudeInstall
 	default:

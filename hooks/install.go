@@ -121,8 +121,9 @@ type Install struct {
 	Settings string    // the file; "" is SettingsPath(Agent)
 	Sotd     string    // the command that runs sotd; "" is SotdCommand()
 	Home     home.Home // where the shims go (bin/); "" is home.Resolve()
-	// NoPermissions leaves Claude Code's allow rules for the mail verbs out (and
-	// takes out those an earlier install added): see PermissionRules.
+	// NoPermissions leaves out the rules that let the agent run the mail verbs
+	// with no approval (Claude Code's allow rules, Codex's rules file), and
+	// takes out those an earlier install added: see PermissionRules, CodexRules.
 	NoPermissions bool
 	Out           io.Writer
 	Now           func() time.Time

@@ -134,7 +134,7 @@ func allowList(root object, path string) (perms object, allow []json.RawMessage,
 // settingsRoot parses a settings file's object; an empty or missing file is an
 // empty one.
 func settingsRoot(old []byte, path string) (object, error) {
-	if len(strings.TrimSpace(string(old))) == 0 {
+	if len(bytes.TrimSpace(old)) == 0 {
 		return object{}, nil
 	}
 	root, err := parseObject(old)
@@ -150,17 +150,18 @@ func permissionsAdvice(a Agent, settings string, want bool) string {
 	case a == Codex && want:
 		return ""
 	case a == Codex:
-		return "Codex runs sotd's mail verbs in its sandbox (--no-permissions), where they cannot write the comm home: each needs a person's approval to run outside it.\n"
+		return "Codex runs sotd's mail verbs in its sandbox (--no-permissions), where they fail (the comm home is read-only there): each needs a person's approval to run outside it.\n"
 	case !want:
 		return "Claude Code asks before it runs sotd's mail verbs (--no-permissions): until a person approves them, a row woken by mail waits at that dialog.\n"
 	}
 	return fmt.Sprintf("Claude Code runs sotd's mail verbs (sotd poll, send, sent, list, status, join, leave), their comm-*.sh shims and the sot-comm MCP tools without asking: the rules are in %s's permissions.allow (install with --no-permissions to leave them out).\n", settings)
 }
 
-// Codex 0.171 runs an agent's command in its sandbox, where the comm home
-// (~/.sot-comm, outside the project) is read-only: `sotd poll` there fails to
-// take its inbox lock and write its read cursor, and the model must ask a
-// person to run it again outside the sandbox. A prefix_rule with decision
+// Codex 0.171 runs an agent's command in its sandbox, where the mail verbs
+// fail: the comm home (~/.sot-comm, outside the project) is read-only, so
+// `sotd poll` can neither take its inbox lock nor write its read cursor, and
+// in a row the sandbox's pid namespace hides the row sotd names its caller by.
+// The model must then ask a person to run the command outside the sandbox. A prefix_rule with decision
 // "allow" in $CODEX_HOME/rules/ runs the matching command outside the sandbox
 // with no approval. Install writes sotd's rules as a file of their own, so
 // they are added, replaced and removed whole; --no-permissions leaves it out.

@@ -58,7 +58,7 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.BoolVar(&codex, "codex", false, "Codex's hooks and AGENTS.md section")
 		fs.StringVar(&settings, "settings", "", "the settings file to edit")
 		if verb == "install" {
-			fs.BoolVar(&noPerms, "no-permissions", false, "add no rule that lets Claude Code run the mail verbs without asking")
+			fs.BoolVar(&noPerms, "no-permissions", false, "add no rule that lets the agent run the mail verbs with no approval")
 		}
 	})
 	// An install with no agent named is for each agent on PATH; an uninstall,

@@ -218,11 +218,12 @@ AGENTS.md (the rest of that file stays). Running it twice changes nothing.
 Before the first change a settings file or AGENTS.md is kept as
 <file>.bak.<time>. Prints what changed.
 
-For Claude Code it also adds allow rules to the settings' permissions.allow,
-so a session runs sotd's mail verbs (sotd poll, send, sent, list, status, join,
-leave, as "Bash(sotd poll *)"), their comm-*.sh shims and the sot-comm MCP tools
-(mcp__sot-comm) without a dialog; --no-permissions leaves them out (and takes
-out those an earlier install added).
+So that a session runs sotd's mail verbs (sotd poll, send, sent, list, status,
+join, leave) and their comm-*.sh shims with no approval, it adds rules: for
+Claude Code allow rules in the settings' permissions.allow ("Bash(sotd poll *)",
+and mcp__sot-comm for the MCP tools), for Codex rules/sot-comm.rules beside
+hooks.json (prefix rules that run them outside its sandbox, where they fail).
+--no-permissions leaves them out (and takes out those an earlier install added).
 
 uninstall removes exactly those: sotd's hooks and rules (every other hook, rule
 and key stays; a file unchanged since but for them gets its old bytes back from

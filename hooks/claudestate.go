@@ -35,14 +35,14 @@ func presence(have, want []byte, ours bool) Presence {
 // by this sotd (its command, Sotd) would write now.
 type ClaudeState struct {
 	Settings  string   // settings.json
-	Hooks     int      // sotd hooks there that run Sotd, on the install's matcher
+	Hooks     int      // sotd hooks there that run this sotd, on the install's matcher
 	Missing   []string // events with no sotd hook
 	Stale     []string // "<event>: <command>" of sotd hooks that run another sotd or match other tools
 	Skill     string   // the skill's SKILL.md
 	SkillIs   Presence // the skill against this sotd's
 	JSON      string   // .claude.json, where the MCP server is registered
 	MCP       string   // the sot-comm server's command line as registered, "" when none
-	MCPIsOurs bool     // it runs `<Sotd> mcp`
+	MCPIsOurs bool     // it runs this sotd's mcp
 	Rules     []string // PermissionRules missing from permissions.allow
 }
 

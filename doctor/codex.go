@@ -83,3 +83,38 @@ func checkCodexServer(e Env) Check {
 	}
 	return c
 }
+
+// checkCodexRules: sotd's rules file lets Codex run the mail verbs outside its
+// sandbox. In the sandbox they fail (the comm home is read-only, and the row
+// that names the caller is out of sight), so without it each waits for a
+// person's approval to run outside.
+func checkCodexRules(e Env) Check {
+	c := Check{Name: "codex rules", Level: OK}
+	if e.CodexHome == "" {
+		c.Detail = "not checked: the Codex home is unknown (no CODEX_HOME and no home folder)"
+		return c
+	}
+	settings := filepath.Join(e.CodexHome, "hooks.json")
+	path, p, err := hooks.CodexRules(settings)
+	switch {
+	case err != nil:
+		c.Level, c.Detail = Warn, fmt.Sprintf("whether Codex may run the mail verbs outside its sandbox is unknown: %v", err)
+		c.Fix = "Fix the file named, then run sotd doctor again."
+	case p == hooks.Current:
+		c.Detail = fmt.Sprintf("%s lets Codex run the mail verbs outside its sandbox, with no approval", path)
+	case p == hooks.Foreign:
+		c.Level = Warn
+		c.Detail = fmt.Sprintf("%s is not sotd's rules file, so Codex's mail verbs may wait for approval", path)
+		c.Fix = "Move it aside, then run sotd hooks install --codex."
+	default:
+		ct, err := hooks.ReadCodexTrust(settings)
+		if err != nil || len(ct.Hooks) == 0 {
+			c.Detail = fmt.Sprintf("no sotd rules at %s (sotd hooks install --codex adds them with the hooks)", path)
+			return c
+		}
+		c.Level = Warn
+		c.Detail = fmt.Sprintf("sotd's rules at %s are %s: in Codex's sandbox the mail verbs fail, and each waits for a person's approval to run outside it", path, p)
+		c.Fix = "Run sotd hooks install --codex. (An install with --no-permissions leaves them out on purpose.)"
+	}
+	return c
+}

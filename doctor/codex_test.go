@@ -154,3 +154,32 @@ func TestCheckCodexServer(t *testing.T) {
 		})
 	}
 }
+
+// The codex rules check: nothing to judge before sotd's hooks are installed;
+// an install's rules pass; rules taken out (--no-permissions) or a file of
+// someone else's under sotd's name are each named with their fix.
+func TestCheckCodexRules(t *testing.T) {
+	dir := t.TempDir()
+	e := Env{CodexHome: dir}
+	rules := hooks.CodexRulesPath(filepath.Join(dir, "hooks.json"))
+	for _, step := range []struct {
+		name   string
+		do     func()
+		level  Level
+		detail string
+		fix    string
+	}{
+		{"none installed", func() {}, OK, "no sotd rules at " + rules, ""},
+		{"installed", func() { codexInstall(t, dir, "sotd") }, OK, rules + " lets Codex run the mail verbs outside its sandbox", ""},
+		{"taken out", func() { os.Remove(rules) }, Warn, "sotd's rules at " + rules + " are missing", "Run sotd hooks install --codex."},
+		{"another's file", func() {
+			os.WriteFile(rules, []byte("prefix_rule(pattern = [\"make\"], decision = \"allow\")\n"), 0o600)
+		}, Warn, "is not sotd's rules file", "Move it aside"},
+	} {
+		step.do()
+		c := checkCodexRules(e)
+		if c.Level != step.level || !strings.Contains(c.Detail, step.detail) || !strings.Contains(c.Fix, step.fix) || (step.fix == "") != (c.Fix == "") {
+			t.Errorf("%s: %s %q (fix %q), want %s with %q (fix %q)", step.name, c.Level, c.Detail, c.Fix, step.level, step.detail, step.fix)
+		}
+	}
+}

@@ -46,6 +46,11 @@ type Env struct {
 	LookPath  func(string) (string, error)
 	HelloWait time.Duration // how long the daemon has to answer hello
 	CodexHome string        // where Codex keeps hooks.json and config.toml; "" when unknown
+	// ClaudeSettings is Claude Code's settings.json; "" when unknown.
+	ClaudeSettings string
+	// Sotd is the command that runs this sotd, as an install writes it; "" is
+	// hooks.SotdCommand().
+	Sotd string
 }
 
 // Current is the Env of this process.
@@ -64,6 +69,9 @@ func Current() (Env, error) {
 	}
 	if p, err := hooks.SettingsPath(hooks.Codex); err == nil {
 		e.CodexHome = filepath.Dir(p)
+	}
+	if p, err := hooks.SettingsPath(hooks.Claude); err == nil {
+		e.ClaudeSettings = p
 	}
 	return e, nil
 }
@@ -93,8 +101,10 @@ func Run(e Env) Report {
 		checkSkew(hosts, d.links, d.linksErr),
 		checkClaims(hosts, d.links, d.linksErr),
 		checkCodexHooks(e),
+		checkCodexRules(e),
 		checkCodexServer(e),
 	}
+	checks = append(checks, checkClaude(e)...)
 	r := Report{Healthy: true, Checks: checks}
 	for _, c := range checks {
 		if c.Level == Fail {

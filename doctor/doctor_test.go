@@ -71,9 +71,17 @@ func healthyHome(t *testing.T) Env {
 		Socket:    filepath.Join(dir, "no-daemon.sock"),
 		GOOS:      runtime.GOOS,
 		Now:       time.Now,
-		LookPath:  func(string) (string, error) { return "/usr/bin/tmux", nil },
+		LookPath:  onlyTmux,
 		HelloWait: time.Second,
 	}
+}
+
+// onlyTmux is a PATH with tmux and no agent.
+func onlyTmux(name string) (string, error) {
+	if name == "tmux" {
+		return "/usr/bin/tmux", nil
+	}
+	return "", exec.ErrNotFound
 }
 
 func find(t *testing.T, r Report, name string) Check {

@@ -24,6 +24,9 @@ const (
 	Codex  Agent = "codex"
 )
 
+// Agents is every agent sotd installs for; each one's name is its program's.
+var Agents = []Agent{Claude, Codex}
+
 // hookSpec is one hook sotd installs: the agent's event, its tool matcher ("" for
 // every tool, or an event that takes none) and the `sotd hook` arguments.
 type hookSpec struct {
@@ -119,8 +122,12 @@ type Install struct {
 	Settings string    // the file; "" is SettingsPath(Agent)
 	Sotd     string    // the command that runs sotd; "" is SotdCommand()
 	Home     home.Home // where the shims go (bin/); "" is home.Resolve()
-	Out      io.Writer
-	Now      func() time.Time
+	// NoPermissions leaves out the rules that let the agent run the mail verbs
+	// with no approval (Claude Code's allow rules, Codex's rules file), and
+	// takes out those an earlier install added: see PermissionRules, CodexRules.
+	NoPermissions bool
+	Out           io.Writer
+	Now           func() time.Time
 }
 
 // change is what Install did for one hook.
@@ -188,6 +195,13 @@ func (in Install) run() error {
 			hooks.body = body
 		}
 	}
+	if in.Agent == Claude {
+		var line string
+		if hooks.body, line, err = permitted(hooks.body, !in.NoPermissions, path); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		hooks.say += line
+	}
 	teach, err := in.teach(shown)
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
@@ -205,6 +219,13 @@ func (in Install) run() error {
 		}
 		edits = append(edits, reg)
 	}
+	if in.Agent == Codex {
+		rules, err := codexRulesEdit(shown, !in.NoPermissions)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, rules)
+	}
 	changed := apply(in.Out, edits, in.Now(), &err)
 	if err != nil {
 		return err
@@ -221,6 +242,7 @@ func (in Install) run() error {
 		fmt.Fprintln(in.Out, "nothing changed: every sotd hook, the instructions and the shims are already installed")
 	}
 	fmt.Fprint(in.Out, pathAdvice(in.Home.BinDir()))
+	fmt.Fprint(in.Out, permissionsAdvice(in.Agent, shown, !in.NoPermissions))
 	if in.Agent == Codex {
 		fmt.Fprint(in.Out, codexAdvice(shown))
 	}
@@ -328,15 +350,13 @@ func (un Uninstall) run() error {
 	}
 	hooks := edit{path: path, old: old, mode: mode, body: old, say: header(shown)}
 	if old != nil {
-		body, changes, err := unmerge(old, specs[un.Agent], path)
+		body, say, err := unmergeAll(old, un.Agent, path)
 		if err != nil {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
-		for _, c := range changes {
-			hooks.say += said(c)
-		}
-		if len(changes) > 0 {
-			if hooks.body, err = restored(path, body, specs[un.Agent]); err != nil {
+		hooks.say += say
+		if say != "" {
+			if hooks.body, err = restored(path, body, un.Agent); err != nil {
 				return fmt.Errorf("%v; nothing was changed", err)
 			}
 			// A file Install made is removed with no backup: it held only sotd's hooks.
@@ -386,6 +406,13 @@ func (un Uninstall) run() error {
 				say: header(path) + fmt.Sprintf("  %-10s MCP server %s\n", removed, mcpName)})
 		}
 	}
+	if un.Agent == Codex {
+		rules, err := codexRulesEdit(shown, false)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, rules)
+	}
 	changed := apply(un.Out, edits, un.Now(), &err)
 	if err != nil {
 		return err
@@ -401,12 +428,34 @@ func (un Uninstall) run() error {
 	return nil
 }
 
-// restored is the settings file to write back: the newest backup that holds no
-// sotd hook when it reads as body does (only formatting and sotd's hooks
-// differ), so its bytes come back exactly; nil (remove the file) when there is
-// no such backup and nothing but an empty object is left, as when Install made
-// the file; else body.
-func restored(path string, body []byte, want []hookSpec) ([]byte, error) {
+// unmergeAll is the settings file without what Install adds to it for the
+// agent (its sotd hooks; Claude Code's allow rules), and the report's lines for
+// what came out, "" when nothing did.
+func unmergeAll(old []byte, a Agent, path string) ([]byte, string, error) {
+	body, changes, err := unmerge(old, specs[a], path)
+	if err != nil {
+		return nil, "", err
+	}
+	var say string
+	for _, c := range changes {
+		say += said(c)
+	}
+	if a == Claude {
+		var line string
+		if body, line, err = permitted(body, false, path); err != nil {
+			return nil, "", err
+		}
+		say += line
+	}
+	return body, say, nil
+}
+
+// restored is the settings file to write back: the newest backup that holds
+// nothing of sotd's when it reads as body does (only formatting and what
+// Install adds differ), so its bytes come back exactly; nil (remove the file)
+// when there is no such backup and nothing but an empty object is left, as when
+// Install made the file; else body.
+func restored(path string, body []byte, a Agent) ([]byte, error) {
 	baks, _ := filepath.Glob(globEscape(path) + ".bak.*")
 	clean := false
 	for i := len(baks) - 1; i >= 0; i-- {
@@ -414,8 +463,8 @@ func restored(path string, body []byte, want []hookSpec) ([]byte, error) {
 		if err != nil {
 			continue
 		}
-		norm, changes, err := unmerge(b, want, baks[i])
-		if err != nil || len(changes) > 0 {
+		norm, say, err := unmergeAll(b, a, baks[i])
+		if err != nil || say != "" {
 			continue
 		}
 		clean = true

@@ -11,12 +11,9 @@ import (
 // merge adds or updates each spec's hook in the settings' "hooks" object and
 // returns the new file.
 func merge(old []byte, want []hookSpec, sotd, path string) ([]byte, []change, error) {
-	root := object{}
-	if len(bytes.TrimSpace(old)) > 0 {
-		var err error
-		if root, err = parseObject(old); err != nil {
-			return nil, nil, fmt.Errorf("%s is not a settings file: %v; fix it by hand", path, err)
-		}
+	root, err := settingsRoot(old, path)
+	if err != nil {
+		return nil, nil, err
 	}
 	hooks := object{}
 	if raw, ok := root.get("hooks"); ok {

@@ -63,56 +63,8 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 
 	b := newBox(t, "box")
 	scratch := filepath.Dir(b.home)
-	codexHome := filepath.Join(scratch, ".codex")
 	projA, projB := filepath.Join(scratch, "a"), filepath.Join(scratch, "b")
-	for _, d := range []string{codexHome, projA, projB} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const key = "sk-sotd-codex-test-0000000000000000"
-	config := fmt.Sprintf(`model = "gpt-5"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-env_key = "OPENAI_API_KEY"
-
-[projects.%q]
-trust_level = "trusted"
-
-[projects.%q]
-trust_level = "trusted"
-`, api.URL+"/v1", projA, projB)
-	files := map[string]string{"auth.json": `{"auth_mode":"apikey","OPENAI_API_KEY":"` + key + `"}`, "config.toml": config}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(codexHome, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b.extra = []string{
-		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME=" + scratch, "CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + key,
-	}
-
-	// Install, then trust each hook as Codex's "Trust all" records it.
-	b.must("", "hooks", "install", "--codex")
-	ct, err := hooks.ReadCodexTrust(filepath.Join(codexHome, "hooks.json"))
-	if err != nil || len(ct.Hooks) != 5 {
-		t.Fatalf("the installed hooks: %+v, %v", ct.Hooks, err)
-	}
-	trust := config + "\n[hooks.state]\n"
-	for _, h := range ct.Hooks {
-		if !strings.HasPrefix(h.Command, "sotd hook ") {
-			t.Fatalf("%s's command %q does not run sotd by name", h.Event, h.Command)
-		}
-		trust += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
-	}
-	if err := os.WriteFile(ct.Config, []byte(trust), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	codexHome := codexInstalled(t, b, api.URL, "", nil, projA, projB)
 
 	t.Cleanup(func() {
 		if err := fakeopenai.StopCodexDaemons(codexHome); err != nil {
@@ -231,6 +183,62 @@ trust_level = "trusted"
 		t.Errorf("doctor does not name the shared app-server:\n%s", out)
 	}
 	t.Logf("three Codex rows, hooks installed and trusted, turns held and ended, the shared server told: %v", time.Since(started).Round(10*time.Millisecond))
+}
+
+// codexInstalled readies a box for real Codex rows in the given project
+// folders (made here, trusted): a Codex home at the API, with config beside the
+// provider's, and sotd's hooks installed (`sotd hooks install --codex` with
+// more args) and trusted as Codex's "Trust all" records it. It returns the
+// Codex home.
+func codexInstalled(t *testing.T, b *box, api, config string, args []string, projects ...string) string {
+	t.Helper()
+	scratch := filepath.Dir(b.home)
+	codexHome := filepath.Join(scratch, ".codex")
+	for _, d := range append([]string{codexHome}, projects...) {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const key = "sk-sotd-codex-test-0000000000000000"
+	config = fmt.Sprintf(`model = "gpt-5"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "OPENAI_API_KEY"
+`, api+"/v1") + config
+	for _, p := range projects {
+		config += fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", p)
+	}
+	files := map[string]string{"auth.json": `{"auth_mode":"apikey","OPENAI_API_KEY":"` + key + `"}`, "config.toml": config}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(codexHome, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.extra = []string{
+		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + scratch, "CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + key,
+	}
+
+	b.must("", append([]string{"hooks", "install", "--codex"}, args...)...)
+	ct, err := hooks.ReadCodexTrust(filepath.Join(codexHome, "hooks.json"))
+	if err != nil || len(ct.Hooks) != 5 {
+		t.Fatalf("the installed hooks: %+v, %v", ct.Hooks, err)
+	}
+	trust := config + "\n[hooks.state]\n"
+	for _, h := range ct.Hooks {
+		if !strings.HasPrefix(h.Command, "sotd hook ") {
+			t.Fatalf("%s's command %q does not run sotd by name", h.Event, h.Command)
+		}
+		trust += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	if err := os.WriteFile(ct.Config, []byte(trust), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return codexHome
 }
 
 // dialRows is a CLI connection to the box's daemon, for the row ops.

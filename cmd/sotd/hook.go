@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"time"
 
 	"github.com/sotcomm/sotd/client"
@@ -49,16 +50,23 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "install" && args[0] != "uninstall") {
 		return usageErr(stderr, "hooks", args)
 	}
-	var claude, codex bool
+	verb := args[0]
+	var claude, codex, noPerms bool
 	var settings string
-	rest, ok := flags("hooks "+args[0], args[1:], stderr, func(fs *flag.FlagSet) {
+	rest, ok := flags("hooks "+verb, args[1:], stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&claude, "claude", false, "Claude Code's hooks and skill")
 		fs.BoolVar(&codex, "codex", false, "Codex's hooks and AGENTS.md section")
 		fs.StringVar(&settings, "settings", "", "the settings file to edit")
+		if verb == "install" {
+			fs.BoolVar(&noPerms, "no-permissions", false, "add no rule that lets the agent run the mail verbs with no approval")
+		}
 	})
-	if !ok || len(rest) > 0 || claude == codex {
-		if ok && claude == codex {
-			fmt.Fprintf(stderr, "sotd hooks %s: give one of --claude or --codex\n", args[0])
+	// An install with no agent named is for each agent on PATH; an uninstall,
+	// and --settings (one agent's file), name one.
+	one := claude != codex
+	if !ok || len(rest) > 0 || (!one && (verb == "uninstall" || claude || settings != "")) {
+		if ok && len(rest) == 0 {
+			fmt.Fprintf(stderr, "sotd hooks %s: give one of --claude or --codex\n", verb)
 		}
 		return usageErr(stderr, "hooks", rest)
 	}
@@ -66,8 +74,36 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if codex {
 		agent = hooks.Codex
 	}
-	if args[0] == "uninstall" {
+	if verb == "uninstall" {
 		return hooks.Uninstall{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
 	}
-	return hooks.Install{Agent: agent, Settings: settings, Out: stdout, Now: time.Now}.Run()
+	agents := []hooks.Agent{agent}
+	if !one {
+		if agents = agentsOnPath(stdout); len(agents) == 0 {
+			fmt.Fprintln(stdout, "FAILED: no agent to install for; give --claude or --codex to install for one that is not on PATH")
+			return hooks.ExitFailed
+		}
+	}
+	code := hooks.ExitOK
+	for _, a := range agents {
+		if c := (hooks.Install{Agent: a, Settings: settings, NoPermissions: noPerms, Out: stdout, Now: time.Now}).Run(); c != hooks.ExitOK {
+			code = c
+		}
+	}
+	return code
+}
+
+// agentsOnPath is the agents whose program is on PATH, in hooks.Agents'
+// order; it says which it found and which not.
+func agentsOnPath(out io.Writer) []hooks.Agent {
+	var found []hooks.Agent
+	for _, a := range hooks.Agents {
+		if p, err := exec.LookPath(string(a)); err == nil {
+			found = append(found, a)
+			fmt.Fprintf(out, "found %s on PATH (%s): installing for it\n", a, p)
+		} else {
+			fmt.Fprintf(out, "not found on PATH: %s (sotd hooks install --%s installs for it anyway)\n", a, a)
+		}
+	}
+	return found
 }

@@ -212,19 +212,29 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
 Exit 0, or 1 when the hook could not do its job; never 2, which would block the
 agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook},
 			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
-usage: sotd hooks install|uninstall --claude|--codex [--settings PATH]
+usage: sotd hooks install [--claude|--codex [--settings PATH]] [--no-permissions]
+       sotd hooks uninstall --claude|--codex [--settings PATH]
 
-install adds sotd's hooks to Claude Code's settings.json ($CLAUDE_CONFIG_DIR or
-~/.claude) or Codex's hooks.json ($CODEX_HOME or ~/.codex), merge-only: every
-other key and hook stays. Beside it, it writes what teaches the agent sot-comm:
+install with no agent named installs for each agent whose program (claude,
+codex) is on PATH, and says which it found and which not; --claude or --codex
+installs for that one alone. It adds sotd's hooks to Claude Code's
+settings.json ($CLAUDE_CONFIG_DIR or ~/.claude) or Codex's hooks.json
+($CODEX_HOME or ~/.codex), merge-only: every other key and hook stays. Beside it, it writes what teaches the agent sot-comm:
 Claude Code's skill, skills/sot-comm/SKILL.md, or a marked section of Codex's
 AGENTS.md (the rest of that file stays). Running it twice changes nothing.
 Before the first change a settings file or AGENTS.md is kept as
 <file>.bak.<time>. Prints what changed.
 
-uninstall removes exactly those: sotd's hooks (every other hook and key stays;
-a file unchanged since but for them gets its old bytes back from the backup),
-the skill, or the AGENTS.md section.`, runHooks},
+So that a session runs sotd's mail verbs (sotd poll, send, sent, list, status,
+join, leave) and their comm-*.sh shims with no approval, it adds rules: for
+Claude Code allow rules in the settings' permissions.allow ("Bash(sotd poll *)",
+and mcp__sot-comm for the MCP tools), for Codex rules/sot-comm.rules beside
+hooks.json (prefix rules that run them outside its sandbox, where they fail).
+--no-permissions leaves them out (and takes out those an earlier install added).
+
+uninstall removes exactly those: sotd's hooks and rules (every other hook, rule
+and key stays; a file unchanged since but for them gets its old bytes back from
+the backup), the skill, or the AGENTS.md section.`, runHooks},
 			{"mcp", "serve the mail verbs as MCP tools over stdio", `
 usage: sotd mcp
 

@@ -4,7 +4,7 @@
 //
 // POST /v1/messages answers every request with one short text and end_turn, as
 // a server-sent event stream when the request asks for stream: true and as one
-// JSON message otherwise; count_tokens answers a small count. Anything else is
+// JSON message otherwise (but see Plan, which makes it run commands); count_tokens answers a small count. Anything else is
 // logged and answered 200 with an empty JSON object, so a probe Claude Code
 // adds in a later version neither hangs nor fails its start.
 package fakeclaude
@@ -32,6 +32,27 @@ type Server struct {
 
 	mu      sync.Mutex
 	prompts []Prompt
+	results []string
+	trigger string
+	plan    []string
+}
+
+// Plan makes the fake act as an agent that runs commands: a turn whose user
+// text holds trigger gets a Bash tool call for each command in turn, one per
+// request, then Reply. Only a request that offers the Bash tool follows the
+// plan; a side request (a title, a safety check) gets Reply.
+func (s *Server) Plan(trigger string, commands ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trigger, s.plan = trigger, commands
+}
+
+// ToolResults is the text of every tool result the requests carried so far,
+// oldest first, each once.
+func (s *Server) ToolResults() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.results...)
 }
 
 // Prompt is the last user text of one message request and when it arrived.
@@ -71,6 +92,81 @@ type request struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// block is a content block as the fake reads it.
+type block struct {
+	Type    string          `json:"type"`
+	Text    string          `json:"text"`
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"` // a tool_result's: a string or text blocks
+}
+
+// blocks is a message's content as blocks; a plain string is one text block.
+func blocks(content json.RawMessage) []block {
+	var plain string
+	if json.Unmarshal(content, &plain) == nil {
+		return []block{{Type: "text", Text: plain}}
+	}
+	var bs []block
+	json.Unmarshal(content, &bs)
+	return bs
+}
+
+// next is the command the plan has this request run, "" for none: the request
+// must offer Bash and have a user text with the trigger; the count of tool
+// calls the assistant made since is the plan's step.
+func (s *Server) next(req request) (string, int) {
+	s.mu.Lock()
+	trigger, plan := s.trigger, s.plan
+	s.mu.Unlock()
+	bash := false
+	for _, t := range req.Tools {
+		bash = bash || t.Name == "Bash"
+	}
+	if trigger == "" || !bash {
+		return "", 0
+	}
+	step := -1
+	for _, m := range req.Messages {
+		for _, b := range blocks(m.Content) {
+			switch {
+			case m.Role == "user" && b.Type == "text" && strings.Contains(b.Text, trigger):
+				step = 0
+			case m.Role == "assistant" && b.Type == "tool_use" && step >= 0:
+				step++
+			}
+		}
+	}
+	if step < 0 || step >= len(plan) {
+		return "", 0
+	}
+	return plan[step], step
+}
+
+// record keeps the text of the tool results not seen before.
+func (s *Server) record(req request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var all []string
+	for _, m := range req.Messages {
+		for _, b := range blocks(m.Content) {
+			if b.Type != "tool_result" {
+				continue
+			}
+			var texts []string
+			for _, t := range blocks(b.Content) {
+				texts = append(texts, t.Text)
+			}
+			all = append(all, strings.Join(texts, "\n"))
+		}
+	}
+	if len(all) > len(s.results) {
+		s.results = append(s.results, all[len(s.results):]...)
+	}
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
@@ -82,12 +178,18 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.prompts = append(s.prompts, Prompt{Text: lastUserText(req), At: time.Now()})
 	s.mu.Unlock()
+	s.record(req)
 	model := req.Model
 	if model == "" {
 		model = "claude-fake"
 	}
 	id := fmt.Sprintf("msg_fake_%d", time.Now().UnixNano())
 	usage := map[string]any{"input_tokens": 12, "output_tokens": 2, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	command, step := s.next(req)
+	if command != "" {
+		s.toolUse(w, req, id, model, usage, command, step)
+		return
+	}
 	if !req.Stream {
 		fakeapi.WriteJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
@@ -98,10 +200,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	events := []struct {
-		name string
-		data any
-	}{
+	events := []event{
 		{"message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 			"stop_reason": nil, "stop_sequence": nil, "usage": usage,
@@ -113,6 +212,16 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		{"message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 2}}},
 		{"message_stop", map[string]any{"type": "message_stop"}},
 	}
+	stream(w, events)
+}
+
+// event is one server-sent event of a streamed message.
+type event struct {
+	name string
+	data any
+}
+
+func stream(w http.ResponseWriter, events []event) {
 	flusher, _ := w.(http.Flusher)
 	for _, e := range events {
 		b, _ := json.Marshal(e.data)
@@ -123,6 +232,36 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+}
+
+// toolUse answers with one Bash tool call that runs command, and stop_reason
+// tool_use, so the agent runs it and sends its result back.
+func (s *Server) toolUse(w http.ResponseWriter, req request, id, model string, usage map[string]any, command string, step int) {
+	toolID := fmt.Sprintf("toolu_fake_%d_%d", time.Now().UnixNano(), step)
+	input := map[string]any{"command": command, "description": "sot-comm mail"}
+	call := map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": input}
+	if !req.Stream {
+		fakeapi.WriteJSON(w, map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{call},
+			"stop_reason": "tool_use", "stop_sequence": nil, "usage": usage,
+		})
+		return
+	}
+	partial, _ := json.Marshal(input)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	stream(w, []event{
+		{"message_start", map[string]any{"type": "message_start", "message": map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+			"stop_reason": nil, "stop_sequence": nil, "usage": usage,
+		}}},
+		{"content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{
+			"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{}}}},
+		{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(partial)}}},
+		{"content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}},
+		{"message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 2}}},
+		{"message_stop", map[string]any{"type": "message_stop"}},
+	})
 }
 
 // lastUserText is the text of the request's last user message: a plain string

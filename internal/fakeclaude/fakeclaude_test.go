@@ -3,6 +3,7 @@ package fakeclaude
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -101,5 +102,53 @@ func TestJSONAndOthers(t *testing.T) {
 	}
 	if p := s.Prompts(); len(p) != 1 || p[0].Text != "quota" {
 		t.Errorf("prompts %+v, want the one message request's", p)
+	}
+}
+
+// TestPlan checks a planned turn: each request of the turn that offers Bash
+// gets the next command as a tool call, then the reply; a request without Bash
+// and one without the trigger get the reply; tool results are recorded once.
+func TestPlan(t *testing.T) {
+	s := start(t)
+	s.Plan("you have mail", "comm-poll.sh", "sotd send @a hi")
+	type answer struct {
+		StopReason string `json:"stop_reason"`
+		Content    []struct {
+			Type  string `json:"type"`
+			Text  string `json:"text"`
+			Input struct {
+				Command string `json:"command"`
+			} `json:"input"`
+		} `json:"content"`
+	}
+	ask := func(body string) (stop, said string) {
+		t.Helper()
+		var a answer
+		if err := json.NewDecoder(post(t, s.URL+"/v1/messages", body).Body).Decode(&a); err != nil || len(a.Content) != 1 {
+			t.Fatalf("answer %+v: %v", a, err)
+		}
+		return a.StopReason, a.Content[0].Text + a.Content[0].Input.Command
+	}
+	const bash = `"tools":[{"name":"Read"},{"name":"Bash"}]`
+	prompt := `{"role":"user","content":"[sot-comm] you have mail: run comm-poll.sh"}`
+	call := func(n int) string {
+		return fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"out %d"}]}`, n, n, n)
+	}
+	cases := []struct {
+		name, body, stop, said string
+	}{
+		{"first step", `{"messages":[` + prompt + `],` + bash + `}`, "tool_use", "comm-poll.sh"},
+		{"second step", `{"messages":[` + prompt + `,` + call(1) + `],` + bash + `}`, "tool_use", "sotd send @a hi"},
+		{"plan done", `{"messages":[` + prompt + `,` + call(1) + `,` + call(2) + `],` + bash + `}`, "end_turn", Reply},
+		{"no Bash offered", `{"messages":[` + prompt + `]}`, "end_turn", Reply},
+		{"no trigger", `{"messages":[{"role":"user","content":"hello"}],` + bash + `}`, "end_turn", Reply},
+	}
+	for _, c := range cases {
+		if stop, said := ask(c.body); stop != c.stop || said != c.said {
+			t.Errorf("%s: %s %q, want %s %q", c.name, stop, said, c.stop, c.said)
+		}
+	}
+	if r := s.ToolResults(); !slices.Equal(r, []string{"out 1", "out 2"}) {
+		t.Errorf("tool results %q, want each once", r)
 	}
 }

@@ -3,7 +3,8 @@
 // tests point a model provider's base_url (or OPENAI_BASE_URL) at URL+"/v1".
 //
 // POST /v1/responses answers every request with one short assistant message
-// and response.completed, as the server-sent event stream Codex reads. GET
+// and response.completed, as the server-sent event stream Codex reads (but see
+// Plan, which makes it run commands). GET
 // /v1/models answers an empty list. Anything else is logged and answered 200
 // with an empty JSON object, so a probe Codex adds in a later version neither
 // hangs nor fails its start.
@@ -34,6 +35,27 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	outputs  []string
+	trigger  string
+	plan     []string
+}
+
+// Plan makes the fake act as an agent that runs commands: a turn whose user
+// text holds trigger gets an exec_command call for each command in turn, one
+// per request, then Reply. Only a request that offers exec_command follows the
+// plan; a side request (a title) gets Reply.
+func (s *Server) Plan(trigger string, commands ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trigger, s.plan = trigger, commands
+}
+
+// Outputs is the output of every call the requests reported so far, oldest
+// first, each once.
+func (s *Server) Outputs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.outputs...)
 }
 
 // Request is one response request as the fake read it.
@@ -84,7 +106,46 @@ type input struct {
 		Type    string          `json:"type"`
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
+		Output  json.RawMessage `json:"output"` // a function_call_output's
 	} `json:"input"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// next is the command the plan has this request run, "" for none: the request
+// must offer exec_command and have a user text with the trigger; the count of
+// calls since is the plan's step. It also records the calls' outputs.
+func (s *Server) next(in input) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	step := -1
+	var outs []string
+	for _, m := range in.Input {
+		switch {
+		case m.Type == "function_call_output":
+			var out string
+			if json.Unmarshal(m.Output, &out) != nil {
+				out = string(m.Output)
+			}
+			outs = append(outs, out)
+		case m.Type == "function_call" && step >= 0:
+			step++
+		case m.Role == "user" && s.trigger != "" && strings.Contains(strings.Join(texts(m.Content), "\n"), s.trigger):
+			step = 0
+		}
+	}
+	if len(outs) > len(s.outputs) {
+		s.outputs = append(s.outputs, outs[len(s.outputs):]...)
+	}
+	offered := false
+	for _, t := range in.Tools {
+		offered = offered || t.Name == "exec_command"
+	}
+	if !offered || step < 0 || step >= len(s.plan) {
+		return ""
+	}
+	return s.plan[step]
 }
 
 func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
@@ -110,12 +171,20 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 
 	n := s.seq.Add(1)
 	id, msg := fmt.Sprintf("resp_fake_%d", n), fmt.Sprintf("msg_fake_%d", n)
+	item := map[string]any{
+		"type": "message", "role": "assistant", "id": msg,
+		"content": []any{map[string]any{"type": "output_text", "text": Reply}},
+	}
+	if command := s.next(in); command != "" {
+		// login false: a login shell's profile may reset PATH, and the
+		// command is found on the session's own.
+		args, _ := json.Marshal(map[string]any{"cmd": command, "login": false})
+		item = map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args),
+			"call_id": fmt.Sprintf("call_fake_%d", n), "id": fmt.Sprintf("fc_fake_%d", n)}
+	}
 	events := []map[string]any{
 		{"type": "response.created", "response": map[string]any{"id": id}},
-		{"type": "response.output_item.done", "output_index": 0, "item": map[string]any{
-			"type": "message", "role": "assistant", "id": msg,
-			"content": []any{map[string]any{"type": "output_text", "text": Reply}},
-		}},
+		{"type": "response.output_item.done", "output_index": 0, "item": item},
 		{"type": "response.completed", "response": map[string]any{"id": id, "usage": map[string]any{
 			"input_tokens": 12, "input_tokens_details": nil, "output_tokens": 2,
 			"output_tokens_details": nil, "total_tokens": 14,

@@ -3,6 +3,7 @@ package fakeopenai
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -99,5 +100,65 @@ func TestUnknown(t *testing.T) {
 	}
 	if got := s.Unknown(); !slices.Equal(got, []string{"GET /v1/something/new"}) {
 		t.Errorf("unknown %q", got)
+	}
+}
+
+// TestPlan checks a planned turn: each request that offers exec_command gets
+// the plan's next command as a call, then the reply; a request without the
+// tool or the trigger gets the reply; call outputs are recorded once.
+func TestPlan(t *testing.T) {
+	s := start(t)
+	s.Plan("please poll", "sotd poll", "sotd send @a hi")
+	call := func(body string) (typ, cmd string) {
+		t.Helper()
+		resp, err := http.Post(s.URL+"/v1/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev struct {
+				Type string `json:"type"`
+				Item struct {
+					Type      string `json:"type"`
+					Arguments string `json:"arguments"`
+				} `json:"item"`
+			}
+			json.Unmarshal([]byte(data), &ev)
+			if ev.Type == "response.output_item.done" {
+				var args struct {
+					Cmd string `json:"cmd"`
+				}
+				json.Unmarshal([]byte(ev.Item.Arguments), &args)
+				return ev.Item.Type, args.Cmd
+			}
+		}
+		t.Fatal("no output item")
+		return "", ""
+	}
+	const tools = `"tools":[{"type":"function","name":"exec_command"}]`
+	prompt := `{"type":"message","role":"user","content":[{"type":"input_text","text":"please poll"}]}`
+	done := func(n int) string {
+		return fmt.Sprintf(`,{"type":"function_call","name":"exec_command","call_id":"c%d"},{"type":"function_call_output","call_id":"c%d","output":"out %d"}`, n, n, n)
+	}
+	cases := []struct{ name, body, typ, cmd string }{
+		{"first step", `{"input":[` + prompt + `],` + tools + `}`, "function_call", "sotd poll"},
+		{"second step", `{"input":[` + prompt + done(1) + `],` + tools + `}`, "function_call", "sotd send @a hi"},
+		{"plan done", `{"input":[` + prompt + done(1) + done(2) + `],` + tools + `}`, "message", ""},
+		{"no tool offered", `{"input":[` + prompt + `]}`, "message", ""},
+		{"no trigger", `{"input":[{"type":"message","role":"user","content":"hello"}],` + tools + `}`, "message", ""},
+	}
+	for _, c := range cases {
+		if typ, cmd := call(c.body); typ != c.typ || cmd != c.cmd {
+			t.Errorf("%s: %s %q, want %s %q", c.name, typ, cmd, c.typ, c.cmd)
+		}
+	}
+	if o := s.Outputs(); !slices.Equal(o, []string{"out 1", "out 2"}) {
+		t.Errorf("outputs %q, want each once", o)
 	}
 }

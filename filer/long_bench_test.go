@@ -1,9 +1,13 @@
+//go:build unix
+
 package filer
 
 import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // BenchmarkLongInbox is what reads an inbox on every turn, with 1,000 lines
@@ -11,9 +15,9 @@ import (
 // a committed cursor, then the Stop hook's and the wake's unread count
 // (Unread), the page's count (Recount), a sender's receipts (the last 10 it
 // filed, as sotd sent shows) and a poll of the new lines with its commit. It
-// reports each one's µs and the large case's time over the small one's,
-// measured in the same run. The inbox's lines are of 170 bytes: the large one
-// is 170 MB.
+// reports each one's µs and the large case's time over the small one's, wall
+// and CPU (the process's: getrusage), measured in the same run. The inbox's
+// lines are of 170 bytes: the large one is 170 MB.
 //
 //	go test -run='^$' -bench=LongInbox -benchtime=200x ./filer/
 func BenchmarkLongInbox(b *testing.B) {
@@ -80,9 +84,9 @@ func BenchmarkLongInbox(b *testing.B) {
 			return err
 		}},
 	}
-	took := make([][]time.Duration, len(steps))
+	took, cpu := make([][]time.Duration, len(steps)), make([][]time.Duration, len(steps))
 	for s := range steps {
-		took[s] = make([]time.Duration, len(sizes))
+		took[s], cpu[s] = make([]time.Duration, len(sizes)), make([]time.Duration, len(sizes))
 	}
 	id := 0
 	for b.Loop() {
@@ -94,11 +98,12 @@ func BenchmarkLongInbox(b *testing.B) {
 				}
 			}
 			for s, step := range steps {
-				start := time.Now()
+				start, startCPU := time.Now(), testutil.CPU(b)
 				if err := step.run(in); err != nil {
 					b.Fatalf("%s with %d lines: %v", step.name, sizes[i], err)
 				}
 				took[s][i] += time.Since(start)
+				cpu[s][i] += testutil.CPU(b) - startCPU
 			}
 		}
 	}
@@ -106,6 +111,8 @@ func BenchmarkLongInbox(b *testing.B) {
 		for i, n := range sizes {
 			b.ReportMetric(float64(took[s][i].Microseconds())/float64(b.N), fmt.Sprintf("µs/%s-%d", step.name, n))
 		}
-		b.ReportMetric(float64(took[s][1])/float64(took[s][0]), fmt.Sprintf("%s-%d/%s-%d", step.name, sizes[1], step.name, sizes[0]))
+		ratio := fmt.Sprintf("%s-%d/%s-%d", step.name, sizes[1], step.name, sizes[0])
+		b.ReportMetric(float64(took[s][1])/float64(took[s][0]), ratio)
+		b.ReportMetric(float64(cpu[s][1])/float64(max(cpu[s][0], 1)), "cpu:"+ratio)
 	}
 }

@@ -99,15 +99,16 @@ func pick(b []byte, want map[string]bool) (*picker, bool) {
 }
 
 func (p *picker) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	b, i := p.b, p.i
+	for i < len(b) && blank[b[i]] {
+		i++
 	}
+	p.i = i
 }
+
+// blank marks JSON's white space: a registry laid out one key a line is a
+// third blanks.
+var blank = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 // at reports whether the next byte is c, and steps past it when it is.
 func (p *picker) at(c byte) bool {

@@ -37,7 +37,7 @@ func (w dialogWatch) run(ctx context.Context) error {
 // registry is read first: while no row's turn runs nor shows a dialog, the
 // rows are not even listed (a tmux listing is a process of its own).
 func (w dialogWatch) pass() error {
-	doc, err := registry.Read(w.m.home)
+	doc, err := w.m.reg.read()
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/sotcomm/sotd/registry"
 )
 
-// regCache keeps the filing path's last registry parse. Each batch still looks at
-// the registry just before its append, as fresh as its fsync, but a registry that
-// is the same file with the same size and modification time as at the last parse
-// is not read and parsed again (home.Stamp). Any failure drops the kept parse and
-// reads as registry.Read does.
-// The Doc it answers is shared between batches and never changed.
+// regCache keeps the last registry parse of the filing path, or of the rows'
+// polls. Each read (a batch's, a tick's) still looks at the registry, as fresh
+// as a batch's fsync, but a registry that is the same file with the same size
+// and modification time as at the last parse is not read and parsed again
+// (home.Stamp). Any failure drops the kept parse and reads as registry.Read
+// does. The Doc it answers is shared between its readers and never changed.
 type regCache struct {
 	h home.Home
 

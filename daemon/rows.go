@@ -48,10 +48,15 @@ type rowsManager struct {
 	// unreadable is a registry list cannot read: the page asks every tick,
 	// so it is said when it starts and when it ends, not each time.
 	unreadable logonce.Condition
+
+	// reg is the registry as the rows' polls read it (the wake's listing, the
+	// dialog watch, the stamper, the page's list): parsed again only when the
+	// file changed, so a tick costs a look, not a parse of every entry.
+	reg *regCache
 }
 
 func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
-	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
+	return &rowsManager{home: h, host: host, log: log, now: now, b: b, changed: make(chan struct{}, 1), typing: map[string]*typist{}, reg: &regCache{h: h}}
 }
 
 // discover takes on the rows a previous daemon left running (tmux rows outlive
@@ -171,7 +176,7 @@ func (m *rowsManager) list() (wire.WorkspaceList, error) {
 	if err != nil {
 		return wire.WorkspaceList{}, rowRefusal("the rows could not be listed", err)
 	}
-	doc, err := registry.Read(m.home)
+	doc, err := m.reg.read()
 	if err != nil {
 		m.unreadable.Fail(m.log, slog.LevelWarn, "rows listed without their agents' facts: the registry does not read", err)
 	} else {

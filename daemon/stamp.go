@@ -69,7 +69,7 @@ func (s *stamper) stamp() error {
 	if err != nil {
 		return fmt.Errorf("list the rows: %w", err)
 	}
-	doc, err := registry.Read(s.m.home)
+	doc, err := s.m.reg.read()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 	"github.com/sotcomm/sotd/wake"
@@ -23,7 +22,7 @@ func (w WakeRows) List() []wake.Row {
 		w.m.log.Debug("the wake sees no rows this tick", "err", err)
 		return nil
 	}
-	doc, err := registry.Read(w.m.home)
+	doc, err := w.m.reg.read()
 	if err != nil {
 		w.m.log.Debug("the wake sees no row's handle this tick", "err", err)
 		doc = nil

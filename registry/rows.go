@@ -54,6 +54,17 @@ func parseRows(b []byte, names []string) (*Doc, string) {
 	return part, ""
 }
 
+// check is parse's why for b without its rows: "" when b is a registry. The
+// walk answers a registry at a fraction of parse's cost; what it does not
+// take is parsed, for parse's own answer.
+func check(b []byte) string {
+	if _, ok := pick(b, nil); ok {
+		return ""
+	}
+	_, why := parse(b)
+	return why
+}
+
 // doc decodes the picked rows; false when one does not decode, which parse
 // then tells in its words.
 func (p *picker) doc() (*Doc, bool) {

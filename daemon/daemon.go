@@ -69,7 +69,7 @@ type Daemon struct {
 	pageKick  chan struct{} // asks the page's watch to look now
 	pageBatch *batcher      // files the page's messages; set by Run before the page serves
 
-	filingRegistry *regCache // the registry as each batch reads it
+	filingRegistry *regCache // the registry as each batch, poll and view reads it
 }
 
 // Default bounds of group commit.
@@ -174,6 +174,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
 	d.rows.notify = d.kickPage
+	d.rows.reg = d.filingRegistry // one parse of each registry for every reader
 	d.rows.discover()
 	defer d.rows.close()
 	d.pageBatch = b

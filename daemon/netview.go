@@ -256,7 +256,7 @@ func (n *network) viewService(ctx context.Context) error {
 func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
-	if doc, err := registry.Read(n.d.cfg.Home); err == nil {
+	if doc, err := n.d.filingRegistry.read(); err == nil {
 		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.ownRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
@@ -330,7 +330,7 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 // box's entries as the hub's view holds them, local entries first; one page of
 // them, after page.After.
 func (d *Daemon) netList(page wire.NetListPage) (any, error) {
-	doc, err := registry.Read(d.cfg.Home)
+	doc, err := d.filingRegistry.read()
 	if err != nil {
 		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/sotcomm/sotd/registry"
 )
 
-// regCache keeps the last registry parse of the filing path, or of the rows'
-// polls. Each read (a batch's, a tick's) still looks at the registry, as fresh
+// regCache keeps the last registry parse for the daemon's readers that ask
+// often: the filing path, the rows' polls, the view and net.list. Each read (a batch's, a tick's) still looks at the registry, as fresh
 // as a batch's fsync, but a registry that is the same file with the same size
 // and modification time as at the last parse is not read and parsed again
 // (home.Stamp). Any failure drops the kept parse and reads as registry.Read

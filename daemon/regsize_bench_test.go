@@ -17,7 +17,7 @@ import (
 // BenchmarkPollRegistrySize is one tick of the daemon's own registry polls
 // (the wake's listing of rows, the dialog watch's pass, the page's list of
 // rows) on a home whose registry lists 10 entries and on one that lists
-// 10,000, in turn in each op. It reports each case's µs and the large case's
+// 10,000, in turn in each op, the registry unchanged since the last tick. It reports each case's µs and the large case's
 // time over the small one's, wall and CPU (the process's: getrusage),
 // measured in the same run.
 //
@@ -36,17 +36,25 @@ func BenchmarkPollRegistrySize(b *testing.B) {
 		b.Cleanup(m.close)
 		managers[i] = m
 	}
+	tick := func(m *rowsManager) {
+		WakeRows{m}.List()
+		if err := (dialogWatch{m: m}).pass(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.list(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The first tick after the registry changed parses it; the benchmark is
+	// of the ticks between changes, which are most of them.
+	for _, m := range managers {
+		tick(m)
+	}
 	var took, cpu [2]time.Duration
 	for b.Loop() {
 		for i, m := range managers {
 			start, startCPU := time.Now(), testutil.CPU(b)
-			WakeRows{m}.List()
-			if err := (dialogWatch{m: m}).pass(); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := m.list(); err != nil {
-				b.Fatal(err)
-			}
+			tick(m)
 			took[i] += time.Since(start)
 			cpu[i] += testutil.CPU(b) - startCPU
 		}

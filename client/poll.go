@@ -23,7 +23,7 @@ func (s *Session) Poll(asJSON bool) int {
 		s.out("FAILED: %v; nothing was read", err)
 		return ExitFailed
 	}
-	d, err := registry.Read(s.Home)
+	d, err := registry.ReadRows(s.Home, me)
 	if err != nil {
 		s.out("FAILED: the registry could not be read, so @%s's row binding is unknown; nothing was read", me)
 		s.warn("sotd: %v", err)

@@ -73,7 +73,7 @@ func (s *Session) Send(a SendArgs) int {
 		s.out("FAILED -> %s: %v; nothing was sent", label, err)
 		return ExitFailed
 	}
-	d, err := registry.Read(s.Home)
+	d, err := s.sendView(me, a)
 	if err != nil {
 		s.out("FAILED -> %s: the registry could not be read, so identity @%s is unverified; nothing was sent", label, me)
 		s.warn("sotd: %v", err)
@@ -135,6 +135,16 @@ func (s *Session) Send(a SendArgs) int {
 	}
 	s.touch(d, me)
 	return code
+}
+
+// sendView is the registry as a send needs it: every row for a broadcast,
+// whose receivers are every live session, else the sender's and the
+// receiver's rows only, which is all a send to one handle reads.
+func (s *Session) sendView(me string, a SendArgs) (*registry.Doc, error) {
+	if a.Broadcast {
+		return registry.Read(s.Home)
+	}
+	return registry.ReadRows(s.Home, me, a.To)
 }
 
 // router picks the route for each request and says the one result line.

@@ -2,6 +2,7 @@ package filer
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -42,4 +43,49 @@ func (s *lineScanner) next() bool {
 		s.line = frag[:len(frag)-1]
 		return true
 	}
+}
+
+// backChunk is how much of an inbox eachBack reads at a time.
+const backChunk = 64 << 10
+
+// eachBack hands the newline-terminated lines of r's first size bytes to visit
+// from the last to the first, each with the offset it starts at, until visit
+// answers false: a reader of an inbox's last lines reads only those. An
+// unterminated last line is never handed, as lineScanner never yields it. A
+// line is valid only until visit returns.
+func eachBack(r io.ReaderAt, size int64, visit func(start int64, line []byte) bool) error {
+	buf := make([]byte, backChunk)
+	var pending []byte // the start of the line being gathered was not read yet: its end
+	end := int64(-1)   // where that line's newline is; -1 until the last newline is found
+	for pos := size; pos > 0; {
+		n := min(backChunk, pos)
+		pos -= n
+		b := buf[:n]
+		if _, err := r.ReadAt(b, pos); err != nil {
+			return err
+		}
+		for {
+			i := bytes.LastIndexByte(b, '\n')
+			if i < 0 {
+				if end >= 0 {
+					pending = append(bytes.Clone(b), pending...)
+				}
+				break
+			}
+			if end >= 0 {
+				line := b[i+1:]
+				if len(pending) > 0 {
+					line = append(bytes.Clone(line), pending...)
+				}
+				if !visit(pos+int64(i)+1, line) {
+					return nil
+				}
+			}
+			pending, end, b = pending[:0], pos+int64(i), b[:i]
+		}
+	}
+	if end >= 0 {
+		visit(0, pending)
+	}
+	return nil
 }

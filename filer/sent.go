@@ -3,7 +3,7 @@ package filer
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"slices"
 )
 
 // Receipt is one line a sender filed into an inbox, and whether the inbox's
@@ -13,7 +13,8 @@ type Receipt struct {
 	Read bool `json:"read"`
 }
 
-// Receipts are the last max lines from sender in handle's inbox, oldest first.
+// Receipts are the last max lines from sender in handle's inbox, oldest first,
+// read from the end back.
 // It reads without the lock: only newline-terminated lines count, so a line
 // being appended is simply not seen yet, and nothing is written.
 func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
@@ -33,22 +34,20 @@ func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	// Streamed from the first line, keeping only the last max receipts: an
-	// inbox may be far larger than what is shown of it.
+	// Read from the last line back, until max are found: a sender's last
+	// lines are near the end of an inbox that may be far larger. A line the
+	// cursor's place (b.end) is past has been shown.
 	var out []Receipt
-	s := newLineScanner(io.NewSectionReader(src.r, 0, src.size))
-	for i := 0; s.next(); i++ {
+	err = eachBack(src.r, src.size, func(start int64, line []byte) bool {
 		var ln Line
-		if json.Unmarshal(s.line, &ln) != nil || ln.From != sender {
-			continue
+		if json.Unmarshal(line, &ln) == nil && ln.From == sender {
+			out = append(out, Receipt{Line: ln, Read: start < b.end})
 		}
-		if len(out) == max {
-			out = append(out[:0], out[1:]...)
-		}
-		out = append(out, Receipt{Line: ln, Read: i < b.Start})
+		return len(out) < max
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(err))
 	}
-	if s.err != nil {
-		return nil, fmt.Errorf("the inbox for @%s could not be read (%v)", handle, bareErr(s.err))
-	}
+	slices.Reverse(out)
 	return out, nil
 }

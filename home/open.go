@@ -1,6 +1,7 @@
 package home
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -68,14 +69,31 @@ func (h Home) ReadFile(path string, max int64) ([]byte, error) {
 // ReadMax reads r, the open file at path, to its end, but refuses it (wrapping
 // ErrTooLarge) once it is longer than max bytes.
 func (h Home) ReadMax(path string, r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(int(min(sizeHint(r), max)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, max+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s is longer than the %d bytes sotd ever writes there, so it is %w to read; move it aside and retry", h.Name(path), max, ErrTooLarge)
 	}
 	return b, nil
+}
+
+// sizeHint is r's size when it is a file that says, so a large file is read
+// into one buffer rather than one grown and copied a dozen times; 0 otherwise.
+// Only a hint: the read still goes to the end, however long.
+func sizeHint(r io.Reader) int64 {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return 0
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < 0 {
+		return 0
+	}
+	return fi.Size()
 }
 
 // OpenError is err, an open of path with NoFollow that failed, or the refusal

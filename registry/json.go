@@ -17,6 +17,7 @@ type Doc struct {
 	Extra           map[string]json.RawMessage
 
 	versionSeen bool // protocol_version was in the file, so it stays even if zero
+	partial     bool // ReadRows': some rows only, never to be written
 }
 
 // VersionMismatch reports a registry not stamped with this build's protocol
@@ -74,11 +75,8 @@ func parse(b []byte) (*Doc, string) {
 		}
 		d.Agents[name] = e
 	}
-	if v, ok := m["protocol_version"]; ok && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
-		// Only an integer is ours; 1.5, 1e0 or "1" stay in Extra as they were.
-		var n int
-		if json.Unmarshal(v, &n) == nil {
-			d.ProtocolVersion, d.versionSeen = n, true
+	if v, ok := m["protocol_version"]; ok {
+		if d.ProtocolVersion, d.versionSeen = version(v); d.versionSeen {
 			delete(m, "protocol_version")
 		}
 	}
@@ -90,11 +88,24 @@ func parse(b []byte) (*Doc, string) {
 	return d, ""
 }
 
+// version reads a protocol_version: only an integer is ours (seen); 1.5, 1e0 or
+// "1" stay in Extra as they were.
+func version(v json.RawMessage) (int, bool) {
+	var n int
+	if (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Unmarshal(v, &n) == nil {
+		return n, true
+	}
+	return 0, false
+}
+
 // Marshal writes the registry one key a line, two-space indent, one trailing
 // newline: protocol_version, agents by name, then the kept top-level fields by
 // name; within a row the protocol's key order, then kept fields by name. Values
 // inside a key (expertise, another client's objects) are written compact.
 func (d *Doc) Marshal() ([]byte, error) {
+	if d.partial {
+		return nil, errors.New("a registry read for some rows (ReadRows) cannot be written: it would drop the others")
+	}
 	var ms []member
 	written := map[string]bool{"agents": true}
 	if d.ProtocolVersion != 0 || d.versionSeen {

@@ -33,9 +33,10 @@ func Read(h home.Home) (*Doc, error) {
 }
 
 // Lookup reads the registry and answers one row: present, absent (err nil,
-// present false), or unreadable (err wraps ErrUnreadable).
+// present false), or unreadable (err wraps ErrUnreadable). Only that row is
+// decoded (ReadRows).
 func Lookup(h home.Home, name string) (e *Entry, present bool, err error) {
-	d, err := Read(h)
+	d, err := ReadRows(h, name)
 	if err != nil {
 		return nil, false, err
 	}

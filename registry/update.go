@@ -124,7 +124,7 @@ func writeTmp(tmp string, body []byte) error {
 	if err != nil {
 		return &UpdateError{reasonNotWritten, err}
 	}
-	if _, why := parse(back); why != "" {
+	if why := check(back); why != "" {
 		return &UpdateError{reasonNotWritten, fmt.Errorf("the written %s %s", tmp, why)}
 	}
 	return nil

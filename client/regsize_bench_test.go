@@ -1,0 +1,61 @@
+//go:build unix
+
+package client
+
+import (
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/internal/testutil"
+)
+
+// BenchmarkSendRegistrySize is a send to a live handle on route 1, a poll of
+// the sender's own inbox and a status show (the row lookup the hooks make),
+// in a home whose registry lists 10 entries and in one that lists 10,000, in
+// turn in each op. It reports each case's µs and the large case's time over
+// the small one's, wall and CPU (the process's: getrusage), measured in the
+// same run.
+//
+//	go test -run='^$' -bench=RegistrySize -benchtime=200x ./client/
+func BenchmarkSendRegistrySize(b *testing.B) {
+	sizes := []int{10, 10000}
+	verbs := []struct {
+		name string
+		run  func(s *Session) int
+	}{
+		{"send", func(s *Session) int { return s.Send(SendArgs{To: "s00001", Text: "rebasing main in 5 minutes"}) }},
+		{"poll", func(s *Session) int { return s.Poll(false) }},
+		{"status", func(s *Session) int { return s.ShowStatus(false) }},
+	}
+	sessions := make([]*Session, len(sizes))
+	for i, n := range sizes {
+		sessions[i] = broadcastHome(b, n)
+	}
+	took, cpu := make([][]time.Duration, len(verbs)), make([][]time.Duration, len(verbs))
+	for v := range verbs {
+		took[v], cpu[v] = make([]time.Duration, len(sizes)), make([]time.Duration, len(sizes))
+	}
+	for b.Loop() {
+		for v, verb := range verbs {
+			for i, s := range sessions {
+				start, startCPU := time.Now(), testutil.CPU(b)
+				if code := verb.run(s); code != ExitOK {
+					s.Stdout = io.Discard
+					b.Fatalf("%s with %d entries: exit %d", verb.name, sizes[i], code)
+				}
+				took[v][i] += time.Since(start)
+				cpu[v][i] += testutil.CPU(b) - startCPU
+			}
+		}
+	}
+	for v, verb := range verbs {
+		for i, n := range sizes {
+			b.ReportMetric(float64(took[v][i].Microseconds())/float64(b.N), fmt.Sprintf("µs/%s-%d", verb.name, n))
+		}
+		ratio := fmt.Sprintf("%s-%d/%s-%d", verb.name, sizes[1], verb.name, sizes[0])
+		b.ReportMetric(float64(took[v][1])/float64(took[v][0]), ratio)
+		b.ReportMetric(float64(cpu[v][1])/float64(max(cpu[v][0], 1)), "cpu:"+ratio)
+	}
+}

@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+)
+
+// BenchmarkReadRowsSize is one row's read (Lookup), the whole registry's
+// (Read) and a write of one row (Mark), with 10 rows and with 10,000, in turn in each op; it reports each
+// one's µs and the large case's time over the small one's, in the same run.
+//
+//	go test -run='^$' -bench=ReadRowsSize -benchtime=100x ./registry/
+func BenchmarkReadRowsSize(b *testing.B) {
+	sizes := []int{10, 10000}
+	homes := make([]home.Home, len(sizes))
+	for i, n := range sizes {
+		homes[i] = rowsHome(b, n)
+	}
+	reads := []struct {
+		name string
+		read func(h home.Home) error
+	}{
+		{"lookup", func(h home.Home) error { _, _, err := Lookup(h, "s00001"); return err }},
+		{"read", func(h home.Home) error { _, err := Read(h); return err }},
+		{"write", func(h home.Home) error {
+			return Mark(h, "s00001", TouchWait, func(e *Entry) error { e.Note = time.Now().String(); return nil })
+		}},
+	}
+	took := make([][2]time.Duration, len(reads))
+	for b.Loop() {
+		for r, read := range reads {
+			for i, h := range homes {
+				start := time.Now()
+				if err := read.read(h); err != nil {
+					b.Fatal(err)
+				}
+				took[r][i] += time.Since(start)
+			}
+		}
+	}
+	for r, read := range reads {
+		for i, n := range sizes {
+			b.ReportMetric(float64(took[r][i].Microseconds())/float64(b.N), fmt.Sprintf("µs/%s-%d", read.name, n))
+		}
+		b.ReportMetric(float64(took[r][1])/float64(took[r][0]), fmt.Sprintf("%s-%d/%s-%d", read.name, sizes[1], read.name, sizes[0]))
+	}
+}
+
+// rowsHome is a home whose registry lists n live rows as sotd writes them.
+func rowsHome(b *testing.B, n int) home.Home {
+	b.Helper()
+	h, err := home.At(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := h.Ensure(); err != nil {
+		b.Fatal(err)
+	}
+	now := Stamp(time.Now())
+	d := &Doc{ProtocolVersion: ProtocolVersion, Agents: map[string]*Entry{}}
+	for i := range n {
+		d.Agents[fmt.Sprintf("s%05d", i)] = &Entry{Host: "box", Repo: "r", Root: "/src/r", Joined: now, LastSeen: now,
+			Status: "active", State: StateWorking, Summary: "rebasing the feature branch on main", StatusAt: now, Expertise: []string{"go", "sql"}}
+	}
+	body, err := d.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := home.WriteAtomic(h.Registry(), body); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}

@@ -29,6 +29,11 @@ const (
 	// found empty after that means the line went (or a person cleared it), so
 	// no Enter is owed any more.
 	EchoFor = 2 * time.Second
+	// LateFor is how long after typing a notice found not drawn by EchoFor is
+	// still given its Enter if it shows alone in the box: a loaded machine was
+	// seen to draw a typed line over 9 s late, and a line left unsent in a
+	// person's prompt is worse than no notice.
+	LateFor = 30 * time.Second
 )
 
 // Row is what the loop needs of one row the daemon runs.
@@ -92,7 +97,9 @@ type Loop struct {
 // exactly the line. It does not wait for stillness: the line just typed is
 // what changed the screen.
 // A typed notice is owed its Enter until that happens, until the box is found
-// Free after EchoFor (the line went or was cleared), or until RepeatAfter.
+// Free after EchoFor (the line went or was cleared), or until RepeatAfter; one
+// found Free after EchoFor still gets its Enter if it shows alone in the box
+// within LateFor (a slow echo), and blocks no new notice meanwhile.
 // A box holding anything else is left as it is.
 //
 // The first Run of a Loop (a started or restarted daemon) looks once at every

@@ -248,6 +248,7 @@ func TestLoopCompletesATypedNotice(t *testing.T) {
 	}{
 		{"the Enter write failed", func(f *fakeRow) { f.failIn = 1 }, Every},
 		{"the echo was slow", func(f *fakeRow) { f.noEcho = 3 }, EchoFor},
+		{"the echo came after EchoFor", func(f *fakeRow) { f.noEcho = int(EchoFor/EchoWait) + 3 }, 10 * time.Second},
 		{"the row turned busy", func(f *fakeRow) { f.busy = true }, time.Minute},
 	}
 	for _, tc := range tests {

@@ -13,11 +13,12 @@ import (
 // state is what the loop remembers within one daemon run; a restart forgets
 // it, which is why a first Run looks for notices an earlier daemon typed.
 type state struct {
-	notices map[string]notice // by handle: the last notice typed for it
-	owed    map[string]owed   // by row id: an Enter the row may be owed
-	looks   map[string]look   // by row id: the region seen on unbroken looks
-	warned  map[string]string // by fault: the warning last logged for it
-	passed  time.Time         // when the last pass began
+	notices map[string]notice    // by handle: the last notice typed for it
+	owed    map[string]owed      // by row id: an Enter the row may be owed
+	late    map[string]time.Time // by row id: a notice typed then, not seen in its box by EchoFor
+	looks   map[string]look      // by row id: the region seen on unbroken looks
+	warned  map[string]string    // by fault: the warning last logged for it
+	passed  time.Time            // when the last pass began
 }
 
 type notice struct {
@@ -39,7 +40,7 @@ type look struct {
 }
 
 func newState() *state {
-	return &state{notices: map[string]notice{}, owed: map[string]owed{}, looks: map[string]look{}, warned: map[string]string{}}
+	return &state{notices: map[string]notice{}, owed: map[string]owed{}, late: map[string]time.Time{}, looks: map[string]look{}, warned: map[string]string{}}
 }
 
 // start makes the loop's memory and owes every Claude row listed now one look
@@ -76,6 +77,11 @@ func (l *Loop) step() time.Duration {
 			delete(l.st.owed, id)
 		}
 	}
+	for id := range l.st.late {
+		if !listed[id] {
+			delete(l.st.late, id)
+		}
+	}
 	for id := range l.st.looks {
 		if !listed[id] {
 			delete(l.st.looks, id)
@@ -91,8 +97,9 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 		return false, 0
 	}
 	o, owes := l.st.owed[r.ID]
+	typed, late := l.st.late[r.ID]
 	next, due := l.due(r.Handle, now)
-	if (!owes && !due) || l.stopHeld(r.Handle, now) {
+	if (!owes && !due && !late) || l.stopHeld(r.Handle, now) {
 		return false, 0
 	}
 	s, err := l.Rows.Screen(r.ID)
@@ -114,10 +121,27 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 			return true, 0
 		case o.restart || v.Kind == Free && age >= EchoFor || age >= RepeatAfter:
 			delete(l.st.owed, r.ID)
+			if !o.restart && v.Kind == Free && age < LateFor {
+				// Nothing showed: the line went, a person cleared it, or
+				// the agent has not drawn it yet (seen under load, seconds
+				// late). If it shows alone later, its Enter is still owed.
+				l.st.late[r.ID] = o.typed
+			}
 		case age < EchoFor:
 			return true, EchoWait
 		default:
 			return true, 0
+		}
+	}
+	if late {
+		switch {
+		case v.Kind == HoldsNotice:
+			if l.write(r, "\r", "sent Enter after a notice that showed late") {
+				delete(l.st.late, r.ID)
+			}
+			return true, 0
+		case now.Sub(typed) >= LateFor:
+			delete(l.st.late, r.ID)
 		}
 	}
 	switch {

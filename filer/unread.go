@@ -186,6 +186,22 @@ func CountUnread(b Batch, handle string) int {
 	return n
 }
 
+// LastUnread counts the lines of b that IsUnread counts for handle and names
+// the batch they make by its last unread line: its cursor (the line's count and
+// hash), the zero Cursor when none is unread. New mail names a new batch, a
+// batch read in part names the same one, and an inbox cut back and refilled to
+// the same length is not taken for the old batch. Every "already announced"
+// record (the Stop hook's, the rewake waiter's, the row wake's) keys by it.
+func LastUnread(b Batch, handle string) (n int, last Cursor) {
+	for i, l := range b.Lines {
+		if IsUnread(l, handle) {
+			n++
+			last = Cursor{Count: b.Start + i + 1, Hash: LineHash(l)}
+		}
+	}
+	return n, last
+}
+
 // Unread counts handle's unread lines past its cursor, reading as ReadNew does and
 // never writing the cursor. A caller that must name a lock fault calls ReadNew and
 // CountUnread itself.

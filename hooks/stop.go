@@ -120,12 +120,7 @@ func (c *stopCheck) look() bool {
 		c.faults = append(c.faults, fmt.Sprintf("WARNING: the unread count for @%s failed (%v) — run comm-poll.sh (or sotd poll) to read your mail", me, err))
 	default:
 		c.lock = b.Fault
-		for i, l := range b.Lines {
-			if filer.IsUnread(l, me) {
-				c.unread++
-				c.last = filer.Cursor{Count: b.Start + i + 1, Hash: filer.LineHash(l)}
-			}
-		}
+		c.unread, c.last = filer.LastUnread(b, me)
 	}
 	return true
 }
@@ -134,9 +129,10 @@ func (c *stopCheck) look() bool {
 func (c *stopCheck) decide() {
 	c.endEpisodes()
 	toolBlock := len(c.faults) > 0 && !c.st.feedbackOpen() && !c.in.StopHookActive
-	mailBlock := c.unread > 0 && c.last != c.st.blockedOn()
-	if mailBlock {
-		if err := c.st.block(c.last); err != nil {
+	mailBlock := false
+	if c.unread > 0 {
+		var err error
+		if mailBlock, err = c.st.announce(c.last); err != nil {
 			// Unrecorded, the same batch would hold the next turn end too: inside a
 			// continuation that could repeat, so there the mail is only told.
 			c.note("sotd hook stop: the mail tick for @%s was not written: %v", c.me, err)

@@ -197,7 +197,9 @@ func (w *waiter) remind() (code int, done bool) {
 		return ExitOK, false
 	}
 	at, ok := w.st.announcedAt()
-	if !ok || w.Session.Now().Sub(at) < RepeatAfter || w.st.reminded() == last {
+	// The tick's modification time is the file system's clock, so it is aged
+	// against the wall clock.
+	if !ok || time.Since(at) < RepeatAfter || w.st.reminded() == last {
 		return ExitOK, false
 	}
 	if err := w.st.remind(last); err != nil {

@@ -179,3 +179,28 @@ func TestWaitEnds(t *testing.T) {
 		t.Fatalf("with no comm home the waiter exited %d, want %d", code, ExitFailed)
 	}
 }
+
+// A batch still unread RepeatAfter after its notice gets one reminder, and
+// only one.
+func TestWaitRemindsOnce(t *testing.T) {
+	t.Setenv(EnvWaitFor, (waitRecheck + 2*time.Second).String())
+	s := joined(t, newClock())
+	mail(t, s, "bob", "alice", "hi")
+	if out, _ := hook(t, s, Stop, stopInput); !strings.Contains(out, "block") {
+		t.Fatalf("the Stop hook answered %q, want a block", out)
+	}
+	tick := newState(s.Home, "s-1").mailTick()
+	then := time.Now().Add(-RepeatAfter - time.Minute) // the notice, eleven minutes ago
+	if err := os.Chtimes(tick, then, then); err != nil {
+		t.Fatal(err)
+	}
+	run := func() Run { return Run{In: strings.NewReader(waitInput), Session: s, Ancestry: ownCodex} }
+	w := startWait(t, run())
+	if code := w.ended(t, 30*time.Second, "the reminder"); code != ExitRewake || w.stderr() != registry.WakeNotice+"\n" {
+		t.Fatalf("the waiter exited %d with %q, want the reminder", code, w.stderr())
+	}
+	w = startWait(t, run())
+	if code := w.ended(t, 30*time.Second, "the waiter's end of life"); code != ExitOK || w.stderr() != "" {
+		t.Fatalf("the waiter exited %d with %q, want no second reminder", code, w.stderr())
+	}
+}

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -107,7 +106,9 @@ func rewakeRealClaude(t *testing.T, claude string) {
 	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
 		t.Fatalf("join: %d %s", code, out.String())
 	}
-	writeClaudeConfig(t, userHome, proj)
+	if err := fakeclaude.Config(userHome, proj, rewakeDummyKey); err != nil {
+		t.Fatal(err)
+	}
 	settings := filepath.Join(userHome, ".claude", "settings.json")
 	out.Reset()
 	if code := (hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: sotd, Home: h, Out: &out, Now: time.Now}).Run(); code != 0 {
@@ -238,22 +239,4 @@ func paneAgent(t *testing.T, sock string) ancestry.Proc {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// writeClaudeConfig makes userHome a home in which the real Claude Code starts
-// in proj straight to its prompt, with no network: onboarding done, proj
-// trusted, the dummy key approved.
-func writeClaudeConfig(t *testing.T, userHome, proj string) {
-	t.Helper()
-	cfg, err := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-		"customApiKeyResponses":  map[string]any{"approved": []string{rewakeDummyKey[len(rewakeDummyKey)-20:]}, "rejected": []string{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(userHome, ".claude.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }

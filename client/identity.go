@@ -206,10 +206,3 @@ func (s *Session) watch(name string) {
 
 // watchWait bounds the watch call: a join never waits long on a daemon.
 const watchWait = 3 * time.Second
-
-// Agent is the agent process this session runs under (claude, codex), by pid
-// and start as the ancestry walk read them; pid 0 when it runs under none.
-func (s *Session) Agent() (pid int, start string) {
-	id := s.ident()
-	return id.agentPID, id.agentStart
-}

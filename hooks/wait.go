@@ -127,7 +127,7 @@ func (w *waiter) run() int {
 		w.note("sotd hook wait: %v; not waiting", err)
 		return ExitFailed
 	}
-	pid, start := w.Session.Agent()
+	agent, hasAgent := w.agent()
 	end := time.Now().Add(w.life)
 	var seen home.Stamp
 	counted, checked := false, time.Now()
@@ -142,7 +142,7 @@ func (w *waiter) run() int {
 		switch {
 		case !w.current():
 			return ExitOK
-		case pid != 0 && ancestry.Still(pid, start) == ancestry.Gone:
+		case hasAgent && ancestry.Still(agent.PID, agent.Start) == ancestry.Gone:
 			return ExitOK
 		case time.Since(checked) >= waitRecheck:
 			checked = time.Now()
@@ -158,6 +158,23 @@ func (w *waiter) run() int {
 		}
 		time.Sleep(waitPoll)
 	}
+}
+
+// agent is the agent that runs this hook: the nearest agent process above it.
+// Claude Code may leave a background hook running when it exits; the waiter
+// then ends itself.
+func (w *waiter) agent() (ancestry.Proc, bool) {
+	walk := w.Ancestry
+	if walk == nil {
+		walk = func() ([]ancestry.Proc, error) { return ancestry.Walk(os.Getpid()) }
+	}
+	chain, _ := walk()
+	for _, p := range chain {
+		if ancestry.IsAgent(p) {
+			return p, true
+		}
+	}
+	return ancestry.Proc{}, false
 }
 
 // look counts the unread mail once; done says the waiter ends with code. A

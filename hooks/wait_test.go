@@ -3,16 +3,23 @@ package hooks
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
 const waitInput = `{"session_id":"s-1","hook_event_name":"Stop"}`
+
+// noAgent is the ancestry of a waiter with no agent above it to watch.
+func noAgent() ([]ancestry.Proc, error) {
+	return []ancestry.Proc{{PID: os.Getpid(), Argv: []string{"sotd", "hook", "wait"}}}, nil
+}
 
 // waiting is one Wait started in the background.
 type waiting struct {
@@ -80,7 +87,7 @@ func (w *waiting) running() bool {
 func TestWaitOncePerBatch(t *testing.T) {
 	t.Setenv(EnvWaitFor, "1s")
 	s := joined(t, newClock())
-	run := func() Run { return Run{In: strings.NewReader(waitInput), Session: s, Ancestry: ownCodex} }
+	run := func() Run { return Run{In: strings.NewReader(waitInput), Session: s, Ancestry: noAgent} }
 	quiet := func(w *waiting, what string) {
 		t.Helper()
 		if code := w.ended(t, 30*time.Second, what); code != ExitOK || w.stderr() != "" {
@@ -123,7 +130,7 @@ func TestWaitAfterStopHold(t *testing.T) {
 	if out, _ := hook(t, s, Stop, stopInput); !strings.Contains(out, "block") {
 		t.Fatalf("the Stop hook answered %q, want a block", out)
 	}
-	w := startWait(t, Run{In: strings.NewReader(waitInput), Session: s, Ancestry: ownCodex})
+	w := startWait(t, Run{In: strings.NewReader(waitInput), Session: s, Ancestry: noAgent})
 	if code := w.ended(t, 30*time.Second, "the waiter's end of life"); code != ExitOK || w.stderr() != "" {
 		t.Fatalf("the waiter exited %d with %q after the Stop hook held the batch, want 0", code, w.stderr())
 	}
@@ -134,7 +141,7 @@ func TestWaitAfterStopHold(t *testing.T) {
 // own or where it has no business.
 func TestWaitEnds(t *testing.T) {
 	s := joined(t, newClock())
-	run := func(in string) Run { return Run{In: strings.NewReader(in), Session: s, Ancestry: ownCodex} }
+	run := func(in string) Run { return Run{In: strings.NewReader(in), Session: s, Ancestry: noAgent} }
 
 	first := startWait(t, run(waitInput))
 	testutil.Eventually(t, 10*time.Second, "the first waiter's mark", func() bool {
@@ -194,7 +201,7 @@ func TestWaitRemindsOnce(t *testing.T) {
 	if err := os.Chtimes(tick, then, then); err != nil {
 		t.Fatal(err)
 	}
-	run := func() Run { return Run{In: strings.NewReader(waitInput), Session: s, Ancestry: ownCodex} }
+	run := func() Run { return Run{In: strings.NewReader(waitInput), Session: s, Ancestry: noAgent} }
 	w := startWait(t, run())
 	if code := w.ended(t, 30*time.Second, "the reminder"); code != ExitRewake || w.stderr() != registry.WakeNotice+"\n" {
 		t.Fatalf("the waiter exited %d with %q, want the reminder", code, w.stderr())
@@ -202,5 +209,40 @@ func TestWaitRemindsOnce(t *testing.T) {
 	w = startWait(t, run())
 	if code := w.ended(t, 30*time.Second, "the waiter's end of life"); code != ExitOK || w.stderr() != "" {
 		t.Fatalf("the waiter exited %d with %q, want no second reminder", code, w.stderr())
+	}
+}
+
+// A waiter ends quietly when the agent that ran it exits: Claude Code may
+// leave a background hook running behind it.
+func TestWaitEndsWithItsAgent(t *testing.T) {
+	t.Setenv(EnvWaitFor, "20s") // a bound for a waiter that misses its agent's end
+	s := joined(t, newClock())
+	agent := testutil.StartHelper(t, helperEnv+"=hold", "HOOKS_LOCK="+filepath.Join(t.TempDir(), "lock"))
+	tab, err := ancestry.OSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tab.Proc(agent.Cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := func() ([]ancestry.Proc, error) {
+		return []ancestry.Proc{
+			{PID: os.Getpid(), PPID: p.PID, Argv: []string{"sotd", "hook", "wait"}},
+			{PID: p.PID, PPID: 1, Start: p.Start, Argv: []string{"claude"}},
+		}, nil
+	}
+	w := startWait(t, Run{In: strings.NewReader(waitInput), Session: s, Ancestry: chain})
+	testutil.Eventually(t, 10*time.Second, "the waiter's mark", func() bool {
+		_, err := os.Stat(newState(s.Home, "s-1").waitFile())
+		return err == nil
+	})
+	if !w.running() {
+		t.Fatalf("the waiter exited %d before its agent did", w.code)
+	}
+	agent.Cmd.Process.Kill()
+	agent.Cmd.Wait()
+	if code := w.ended(t, 10*time.Second, "the waiter's end after its agent's"); code != ExitOK || w.stderr() != "" {
+		t.Fatalf("the waiter exited %d with %q after its agent, want 0", code, w.stderr())
 	}
 }

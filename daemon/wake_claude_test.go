@@ -4,7 +4,6 @@ package daemon
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -48,15 +47,7 @@ func agentBinary(t *testing.T, name, pkg string) string {
 func claudeEnv(t *testing.T, proj, api string) []string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg, err := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-		"customApiKeyResponses":  map[string]any{"approved": []string{dummyKey[len(dummyKey)-20:]}, "rejected": []string{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".claude.json"), cfg, 0o600); err != nil {
+	if err := fakeclaude.Config(dir, proj, dummyKey); err != nil {
 		t.Fatal(err)
 	}
 	return []string{"HOME=" + dir, "ANTHROPIC_API_KEY=" + dummyKey, "ANTHROPIC_BASE_URL=" + api,

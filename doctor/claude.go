@@ -32,7 +32,7 @@ func checkClaude(e Env) []Check {
 	if e.ClaudeSettings == "" {
 		return []Check{{Name: "claude hooks", Level: OK, Detail: "not checked: Claude Code's config folder is unknown (no CLAUDE_CONFIG_DIR and no home folder)"}, version}
 	}
-	st, err := hooks.ReadClaude(e.ClaudeSettings, e.Sotd)
+	st, err := hooks.ReadClaude(e.Home, e.ClaudeSettings, e.Sotd)
 	if err != nil {
 		return []Check{{Name: "claude hooks", Level: Warn, Detail: fmt.Sprintf("what of sotd Claude Code has is unknown: %v", err),
 			Fix: "Fix the file named, then run sotd doctor again."}, version}

@@ -19,7 +19,7 @@ import (
 func TestCheckClaude(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
-	e := Env{ClaudeSettings: settings, Sotd: "sotd", LookPath: onlyTmux}
+	e := Env{Home: home.Home{Dir: filepath.Join(dir, "comm")}, ClaudeSettings: settings, Sotd: "sotd", LookPath: onlyTmux}
 	byName := func() map[string]Check {
 		m := map[string]Check{}
 		for _, c := range checkClaude(e) {
@@ -34,7 +34,7 @@ func TestCheckClaude(t *testing.T) {
 	}
 
 	var out strings.Builder
-	in := hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: "sotd", Home: home.Home{Dir: filepath.Join(dir, "comm")}, Out: &out, Now: time.Now}
+	in := hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: "sotd", Home: e.Home, Out: &out, Now: time.Now}
 	if code := in.Run(); code != hooks.ExitOK {
 		t.Fatalf("install: %d %s", code, out.String())
 	}

@@ -186,6 +186,38 @@ func counter(handle string, n *int) func(int, []byte) error {
 	}
 }
 
+// Unseen is handle's unread mail as LastUnread found it.
+type Unseen struct {
+	N     int    // unread lines past the cursor, by the one rule (IsUnread)
+	Last  Cursor // names the batch: the last unread line's; zero when N is 0
+	Fault string // a lock fault other than a held lock; the read ran unlocked
+}
+
+// LastUnread counts handle's unread lines past its cursor, reading as ReadEach
+// does, keeping no line and never writing the cursor, and names the batch they
+// make by its last unread line: its cursor (the line's count and hash). New
+// mail names a new batch, a batch read in part names the same one, and an inbox
+// cut back and refilled to the same length is not taken for the old batch.
+// Every "already announced" record (the Stop hook's, the rewake waiter's, the
+// row wake's) keys by it.
+func (f *Filer) LastUnread(handle string) (Unseen, error) {
+	var u Unseen
+	b, err := f.ReadEach(handle, func(i int, l []byte) error {
+		if IsUnread(l, handle) {
+			u.N, u.Last = u.N+1, Cursor{Count: i + 1, Hash: LineHash(l)}
+		}
+		return nil
+	})
+	if err != nil {
+		return Unseen{}, err
+	}
+	if u.N > 0 {
+		u.Last.Count += b.Start
+	}
+	u.Fault = b.Fault
+	return u, nil
+}
+
 // Unread counts handle's unread lines past its cursor, reading as ReadEach does,
 // keeping no line, and never writing the cursor.
 func (f *Filer) Unread(handle string) (int, error) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/sotcomm/sotd/home"
 )
 
 // Presence is how a file sotd writes whole stands against what this sotd
@@ -47,10 +49,10 @@ type ClaudeState struct {
 }
 
 // ReadClaude reads the Claude Code config at settings ("" is
-// SettingsPath(Claude)) for what Install puts there, against the command sotd
-// ("" is SotdCommand()). A missing file holds nothing; one that cannot be read
-// or parsed is an error.
-func ReadClaude(settings, sotd string) (ClaudeState, error) {
+// SettingsPath(Claude)) for what Install puts there for the comm home h,
+// against the command sotd ("" is SotdCommand()). A missing file holds
+// nothing; one that cannot be read or parsed is an error.
+func ReadClaude(h home.Home, settings, sotd string) (ClaudeState, error) {
 	shown, path, err := settingsFile(Claude, settings)
 	if err != nil {
 		return ClaudeState{}, err
@@ -69,7 +71,7 @@ func ReadClaude(settings, sotd string) (ClaudeState, error) {
 	if err != nil {
 		return st, err
 	}
-	if err := st.readHooks(root, sotd, path); err != nil {
+	if err := st.readHooks(root, specsFor(Claude, h), sotd, path); err != nil {
 		return st, err
 	}
 	if st.Rules, err = missingRules(root, path); err != nil {
@@ -85,7 +87,7 @@ func ReadClaude(settings, sotd string) (ClaudeState, error) {
 }
 
 // readHooks sorts each of the install's hooks into found, missing or stale.
-func (st *ClaudeState) readHooks(root object, sotd, path string) error {
+func (st *ClaudeState) readHooks(root object, want []hookSpec, sotd, path string) error {
 	hooks := object{}
 	if raw, ok := root.get("hooks"); ok {
 		var err error
@@ -93,7 +95,7 @@ func (st *ClaudeState) readHooks(root object, sotd, path string) error {
 			return fmt.Errorf(`%s: its "hooks" is not an object; fix it by hand`, path)
 		}
 	}
-	for _, sp := range specs[Claude] {
+	for _, sp := range want {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(sp.event); ok {
 			groups, _ = list(raw, sp.event)

@@ -1,7 +1,7 @@
 // Package hooks is sotd's side of the coding agents' hooks: the commands Claude
 // Code and Codex run at a turn's edges (`sotd hook stop|prompt|pretool|posttool|
-// permission`), and `sotd hooks install`, which writes them into the agent's
-// settings.
+// permission`), Claude Code's background doorbell (`sotd hook wait`), and
+// `sotd hooks install`, which writes them into the agent's settings.
 //
 // The hooks carry the protocol's waking and work-state to a session that is busy:
 // a turn does not end while unread mail waits (Stop, once per batch of mail), a
@@ -38,7 +38,20 @@
 //
 // Every hook exits 0, or 1 when it could not do its job (a non-blocking error
 // the agent shows and moves past). None exits 2, which blocks the prompt or the
-// tool: a broken comm home must never stop an agent's work.
+// tool: a broken comm home must never stop an agent's work. The one exception
+// is `sotd hook wait`, Claude Code's asyncRewake waiter, which runs in the
+// background and exits 2 only to wake the model for unread mail (see Wait).
+//
+// # The rewake waiter (Claude Code 2.1.197 and later)
+//
+// A hook with "asyncRewake": true runs in the background; when it exits 2
+// Claude Code queues what it printed (stderr, else stdout) after the prefix
+// `Stop hook blocking error from command "<event>":` as the model's next input,
+// and starts a turn at once when the session is idle. Any other exit, and the
+// kill at the hook's "timeout" (in seconds; exit 143), wakes nothing. The
+// timeout is the only bound on its life, so sotd sets it above the waiter's
+// own (WaitFor). A FileChanged hook runs the same way when a file its matcher
+// names changes: the waiter's re-arm.
 //
 // # Codex's shared app-server
 //
@@ -69,4 +82,15 @@
 //	                                {"at","reason"} a line: the fault blocks once,
 //	                                then only prefixes later blocks; removed at
 //	                                the first turn end with no fault
+//
+// The mail tick is also the rewake waiter's record of the batch announced: a
+// Stop hook and a waiter read and write it under mail-<key>.tick.lock, so one
+// batch is announced once between them. The waiter adds:
+//
+//	wait-<key>                      the token of the session's current waiter;
+//	                                an older waiter that finds another gives way
+//	remind-<key>.tick               the batch its one reminder was given for
+//	sotd-rewake.arm                 touched at a waiter's end of life; every
+//	                                Claude Code session's FileChanged hook on it
+//	                                starts that session's next waiter
 package hooks

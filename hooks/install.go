@@ -29,32 +29,74 @@ var Agents = []Agent{Claude, Codex}
 
 // hookSpec is one hook sotd installs: the agent's event, its tool matcher ("" for
 // every tool, or an event that takes none) and the `sotd hook` arguments.
+// rewake marks Claude Code's doorbell, `sotd hook wait`: an asyncRewake hook,
+// which Claude Code runs in the background and which wakes the model when it
+// exits 2, with a timeout above the waiter's life. arm marks the FileChanged
+// hook whose matcher is the re-arm file (armMatcher), filled in at install.
 type hookSpec struct {
 	event   string
 	matcher string
 	args    string
+	rewake  bool
+	arm     bool
 }
 
 // specs are the hooks each agent gets. Claude Code: the turn's start and end,
 // AskUserQuestion and the subagent guard (Bash and the sot-comm MCP tools)
-// before a tool, the heartbeat after any.
+// before a tool, the heartbeat after any, and the rewake waiter at the
+// session's start, at each turn end and when the re-arm file changes (see Wait).
 // Codex: the same, but its dialog is a PermissionRequest hook and its heartbeat
 // also clears that dialog; its PreToolUse guard acts wherever Codex gives a
 // subagent's hook an agent_id.
 var specs = map[Agent][]hookSpec{
 	Claude: {
-		{"UserPromptSubmit", "", "prompt"},
-		{"PreToolUse", "Bash|AskUserQuestion|" + mcpTools + ".*", "pretool"},
-		{"PostToolUse", "", "posttool"},
-		{"Stop", "", "stop"},
+		{event: "UserPromptSubmit", args: "prompt"},
+		{event: "PreToolUse", matcher: "Bash|AskUserQuestion|" + mcpTools + ".*", args: "pretool"},
+		{event: "PostToolUse", args: "posttool"},
+		{event: "Stop", args: "stop"},
+		{event: "SessionStart", args: "wait", rewake: true},
+		{event: "Stop", args: "wait", rewake: true},
+		{event: "FileChanged", args: "wait", rewake: true, arm: true},
 	},
 	Codex: {
-		{"UserPromptSubmit", "", "prompt"},
-		{"PreToolUse", "Bash", "pretool"},
-		{"PermissionRequest", "", "permission"},
-		{"PostToolUse", "", "posttool --codex"},
-		{"Stop", "", "stop"},
+		{event: "UserPromptSubmit", args: "prompt"},
+		{event: "PreToolUse", matcher: "Bash", args: "pretool"},
+		{event: "PermissionRequest", args: "permission"},
+		{event: "PostToolUse", args: "posttool --codex"},
+		{event: "Stop", args: "stop"},
 	},
+}
+
+// specsFor is an agent's specs with the re-arm matcher of the comm home h.
+func specsFor(a Agent, h home.Home) []hookSpec {
+	out := append([]hookSpec(nil), specs[a]...)
+	for i := range out {
+		if out[i].arm {
+			out[i].matcher = armMatcher(h)
+		}
+	}
+	return out
+}
+
+// armMatcher is the FileChanged matcher of the re-arm file. Claude Code reads
+// each |-separated part as a path to watch (relative to the session's folder
+// unless absolute) and the whole as a regular expression the changed file's
+// base name must match: the absolute path is the file watched, the bare name
+// is what matches it (and watches a file of that name in the session's
+// folder, which does no harm: a waiter it starts only takes over).
+func armMatcher(h home.Home) string { return ArmName + "|" + ArmPath(h) }
+
+// handler is the hook object sotd writes for sp running command, its keys in
+// the order written.
+func (sp hookSpec) handler(command string) object {
+	h := object{}
+	h.put("command", command)
+	h.put("type", "command")
+	if sp.rewake {
+		h.put("asyncRewake", true)
+		h.put("timeout", waitTimeout)
+	}
+	return h
 }
 
 // SettingsPath is where an agent reads its hooks: Claude Code's settings.json in
@@ -184,7 +226,12 @@ func (in Install) run() error {
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
 	}
-	body, changes, err := merge(old, specs[in.Agent], in.Sotd, path)
+	if in.Home.Dir == "" {
+		if in.Home, err = home.Resolve(); err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+	}
+	body, changes, err := merge(old, specsFor(in.Agent, in.Home), in.Sotd, path)
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
 	}
@@ -205,11 +252,6 @@ func (in Install) run() error {
 	teach, err := in.teach(shown)
 	if err != nil {
 		return fmt.Errorf("%v; nothing was changed", err)
-	}
-	if in.Home.Dir == "" {
-		if in.Home, err = home.Resolve(); err != nil {
-			return fmt.Errorf("%v; nothing was changed", err)
-		}
 	}
 	edits := []edit{hooks, teach}
 	if in.Agent == Claude {

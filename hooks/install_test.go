@@ -495,3 +495,55 @@ func TestShimsOutliveOneAgent(t *testing.T) {
 		t.Error("the reference client's script was changed")
 	}
 }
+
+// The waiter's hooks are asyncRewake hooks with a timeout above its life, and
+// one written without those keys (an older install's, or a hand edit's) is
+// brought up to date: a plain hook would hold the session at every turn end.
+func TestInstallRewakeHooks(t *testing.T) {
+	c := newClock()
+	p := filepath.Join(t.TempDir(), "settings.json")
+	old := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"sotd hook wait"}]}]}}`
+	if err := os.WriteFile(p, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := install(t, c, Claude, p, "sotd")
+	for _, want := range []string{
+		"  updated    SessionStart: sotd hook wait (was: sotd hook wait)\n",
+		"  added      Stop: sotd hook wait\n",
+		"  added      FileChanged (" + armMatcher(commHome(t, p)) + "): sotd hook wait\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the install said:\n%s\nwant the line %q", out, want)
+		}
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := parseObject(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := root.get("hooks")
+	events, _ := parseObject(hooks)
+	for _, event := range []string{"SessionStart", "Stop", "FileChanged"} {
+		raw, _ := events.get(event)
+		groups, _ := list(raw, event)
+		found := 0
+		for h := range sotdHandlers(groups, "wait") {
+			found++
+			if !holds(h.handler, (hookSpec{rewake: true}).handler("sotd hook wait")) {
+				t.Errorf("%s: the waiter's hook is %s, want asyncRewake and timeout %d", event, h.group, waitTimeout)
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s holds %d waiter hooks, want 1", event, found)
+		}
+	}
+	if time.Duration(waitTimeout)*time.Second <= WaitFor {
+		t.Errorf("the hook's timeout, %ds, is not above the waiter's life, %v", waitTimeout, WaitFor)
+	}
+	if out := install(t, c, Claude, p, "sotd"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("a second install said:\n%s\nwant nothing changed", out)
+	}
+}

@@ -178,13 +178,14 @@ func place(groups []json.RawMessage, c *change) ([]json.RawMessage, error) {
 		group, handlers, handler := found.group, found.handlers, found.handler
 		oldCommand, oldMatcher := handler.text("command"), group.text("matcher")
 		own := len(handlers) == 1
-		if oldCommand == c.command && (!own || oldMatcher == sp.matcher) {
+		want := sp.handler(c.command)
+		if oldCommand == c.command && (!own || oldMatcher == sp.matcher) && holds(handler, want) {
 			c.did = unchanged
 			return groups, nil
 		}
 		c.did, c.was = updated, oldCommand
-		if err := handler.put("command", c.command); err != nil {
-			return nil, err
+		for _, m := range want {
+			handler.put(m.key, m.val)
 		}
 		if own && oldMatcher != sp.matcher {
 			c.was += " on " + matching(oldMatcher)
@@ -209,13 +210,24 @@ func place(groups []json.RawMessage, c *change) ([]json.RawMessage, error) {
 	if sp.matcher != "" {
 		group.put("matcher", sp.matcher)
 	}
-	group.put("hooks", []any{map[string]string{"type": "command", "command": c.command}})
+	group.put("hooks", []any{sp.handler(c.command)})
 	b, err := json.Marshal(group)
 	if err != nil {
 		return nil, err
 	}
 	c.did = added
 	return append(groups, b), nil
+}
+
+// holds reports whether handler has every key of want with want's value.
+func holds(handler, want object) bool {
+	for _, m := range want {
+		raw, ok := handler.get(m.key)
+		if !ok || !bytes.Equal(bytes.TrimSpace(raw), m.val) {
+			return false
+		}
+	}
+	return true
 }
 
 func matching(matcher string) string {

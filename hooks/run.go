@@ -25,7 +25,8 @@ type Run struct {
 	Ancestry func() ([]ancestry.Proc, error)
 }
 
-// Exit codes of a hook: see the package doc for why there is no 2.
+// Exit codes of a hook: see the package doc for why there is no 2 (but
+// ExitRewake, the waiter's).
 const (
 	ExitOK     = 0
 	ExitFailed = 1

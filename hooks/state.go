@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
@@ -71,8 +74,72 @@ func (st state) blockedOn() filer.Cursor {
 	return c
 }
 
-func (st state) block(at filer.Cursor) error {
-	return st.write(st.mailTick(), []byte(at.String()+"\n"))
+// announce records at as the batch announced, unless it already is: the one
+// record the Stop hook's hold and the rewake waiter share, so one batch is
+// announced once between them. Fresh is false when at was already recorded; err
+// is a fault reading or writing the record, and then fresh still says whether
+// the batch looked new. The read and the write are one step under the tick's
+// lock, so a Stop hook and a waiter that find one batch together announce it
+// once. A lock not had within tickLockWait is passed over: the worst that
+// follows is the same batch announced twice, never one not announced.
+func (st state) announce(at filer.Cursor) (fresh bool, err error) {
+	if at == st.blockedOn() {
+		return false, nil
+	}
+	if err := home.MkdirPrivate(st.dir); err != nil {
+		return true, err
+	}
+	lk := flock.New(st.mailTick() + ".lock")
+	ctx, cancel := context.WithTimeout(context.Background(), tickLockWait)
+	defer cancel()
+	if ok, _ := lk.TryLockContext(ctx, tickLockPoll); ok {
+		defer lk.Unlock()
+		if at == st.blockedOn() {
+			return false, nil
+		}
+	}
+	return true, st.write(st.mailTick(), []byte(at.String()+"\n"))
+}
+
+// The tick lock is held for one small read and write: a wait past a second
+// means its holder is stuck.
+const (
+	tickLockWait = time.Second
+	tickLockPoll = 10 * time.Millisecond
+)
+
+// waitFile names the session's one rewake waiter (see Wait).
+func (st state) waitFile() string { return filepath.Join(st.dir, "wait-"+st.key) }
+
+// reminderTick is the batch the waiter last gave its one reminder for.
+func (st state) reminderTick() string { return filepath.Join(st.dir, "remind-"+st.key+".tick") }
+
+// announcedAt is when the batch in the mail tick was announced: the tick is
+// written only then.
+func (st state) announcedAt() (time.Time, bool) {
+	fi, err := os.Stat(st.mailTick())
+	if err != nil {
+		return time.Time{}, false
+	}
+	return fi.ModTime(), true
+}
+
+// reminded is the batch the last reminder was for; the zero Cursor when none
+// was given or the tick cannot be read.
+func (st state) reminded() filer.Cursor {
+	b, err := os.ReadFile(st.reminderTick())
+	if err != nil {
+		return filer.Cursor{}
+	}
+	c, err := filer.ParseCursor(string(b))
+	if err != nil {
+		return filer.Cursor{}
+	}
+	return c
+}
+
+func (st state) remind(at filer.Cursor) error {
+	return st.write(st.reminderTick(), []byte(at.String()+"\n"))
 }
 
 // feedbackOpen reports whether a tool fault's episode is open: its block given.

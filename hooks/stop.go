@@ -113,23 +113,15 @@ func (c *stopCheck) look() bool {
 	}
 
 	// Counted as read, keeping no line: an inbox may be large.
-	unread, last := 0, filer.Cursor{}
-	b, err := filer.New(s.Home).ReadEach(me, func(i int, l []byte) error {
-		if filer.IsUnread(l, me) {
-			unread, last = unread+1, filer.Cursor{Count: i + 1, Hash: filer.LineHash(l)}
-		}
-		return nil
-	})
+	u, err := filer.New(s.Home).LastUnread(me)
 	switch {
 	case errors.Is(err, filer.ErrBusy):
 		c.notes = append(c.notes, fmt.Sprintf("sotd: the inbox for @%s was being written, so its mail was not counted (no turn is held for it); run comm-poll.sh (or sotd poll) to read it.", me))
 	case err != nil:
 		c.faults = append(c.faults, fmt.Sprintf("WARNING: the unread count for @%s failed (%v) — run comm-poll.sh (or sotd poll) to read your mail", me, err))
 	default:
-		c.lock = b.Fault
-		if unread > 0 {
-			c.unread, c.last = unread, filer.Cursor{Count: b.Start + last.Count, Hash: last.Hash}
-		}
+		c.lock = u.Fault
+		c.unread, c.last = u.N, u.Last
 	}
 	return true
 }
@@ -138,9 +130,10 @@ func (c *stopCheck) look() bool {
 func (c *stopCheck) decide() {
 	c.endEpisodes()
 	toolBlock := len(c.faults) > 0 && !c.st.feedbackOpen() && !c.in.StopHookActive
-	mailBlock := c.unread > 0 && c.last != c.st.blockedOn()
-	if mailBlock {
-		if err := c.st.block(c.last); err != nil {
+	mailBlock := false
+	if c.unread > 0 {
+		var err error
+		if mailBlock, err = c.st.announce(c.last); err != nil {
 			// Unrecorded, the same batch would hold the next turn end too: inside a
 			// continuation that could repeat, so there the mail is only told.
 			c.note("sotd hook stop: the mail tick for @%s was not written: %v", c.me, err)

@@ -37,6 +37,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"pretool":    hooks.PreTool,
 		"posttool":   func(r hooks.Run) int { return hooks.PostTool(r, codex) },
 		"permission": hooks.Permission,
+		"wait":       hooks.Wait,
 	}[name]
 	if run == nil {
 		return misused(args)

@@ -194,7 +194,7 @@ sot-comm protocol version it speaks.`, runVersion},
 		}},
 		{"Agents and shells", []verb{
 			{"hook", "answer a coding agent's hook (Claude Code, Codex)", `
-usage: sotd hook stop|prompt|pretool|posttool [--codex]|permission
+usage: sotd hook stop|prompt|pretool|posttool [--codex]|permission|wait
 
 Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   stop        Stop: holds the turn end with a block while unread mail waits, once
@@ -209,8 +209,15 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
               one try at the registry lock, silent. --codex also clears the dialog
               a Codex PermissionRequest set ("resumed"). A subagent's stamps nothing.
   permission  Codex's PermissionRequest: "status dialog" with what it asks.
-Exit 0, or 1 when the hook could not do its job; never 2, which would block the
-agent's prompt or tool. "sotd hooks install" writes these into an agent's settings.`, runHook},
+  wait        Claude Code's background doorbell (an asyncRewake hook at the
+              session's start, each turn end and the re-arm file's change): waits
+              up to an hour for unread mail in a batch not yet announced, then
+              prints the fixed notice and exits 2, which wakes the idle model.
+              Ends quietly when the session leaves, its agent exits or a newer
+              waiter takes over; at its hour's end it re-arms the next waiter.
+Exit 0, or 1 when the hook could not do its job; never 2 (which would block the
+agent's prompt or tool) but wait's wake. "sotd hooks install" writes these into
+an agent's settings.`, runHook},
 			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
 usage: sotd hooks install [--claude|--codex [--settings PATH]] [--no-permissions]
        sotd hooks uninstall --claude|--codex [--settings PATH]

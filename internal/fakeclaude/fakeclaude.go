@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -290,4 +292,19 @@ func lastUserText(req request) string {
 		return strings.Join(texts, "\n")
 	}
 	return ""
+}
+
+// Config writes userHome/.claude.json so that the real Claude Code, run with
+// HOME=userHome and ANTHROPIC_API_KEY=key, starts in proj straight to its
+// prompt with no network: onboarding done, proj trusted, key approved.
+func Config(userHome, proj, key string) error {
+	cfg, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+		"customApiKeyResponses":  map[string]any{"approved": []string{key[max(0, len(key)-20):]}, "rejected": []string{}},
+	})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(userHome, ".claude.json"), cfg, 0o600)
 }

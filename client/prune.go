@@ -1,7 +1,6 @@
 package client
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -61,13 +60,7 @@ func (s *Session) Prune(age time.Duration) int {
 		}
 		return nil
 	})
-	switch {
-	case errors.Is(err, registry.ErrUnreadable):
-		s.out("FAILED: the registry could not be read; nothing was removed")
-		s.warn("sotd: %v", err)
-		return ExitFailed
-	case err != nil:
-		s.out("FAILED: %v", err)
+	if s.removeFailed(err) {
 		return ExitFailed
 	}
 	slices.Sort(gone)

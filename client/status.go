@@ -202,13 +202,7 @@ func (s *Session) Leave(name string) int {
 		gone = true
 		return nil
 	})
-	switch {
-	case errors.Is(err, registry.ErrUnreadable):
-		s.out("FAILED: the registry could not be read; nothing was removed")
-		s.warn("sotd: %v", err)
-		return ExitFailed
-	case err != nil:
-		s.out("FAILED: %v", err)
+	if s.removeFailed(err) {
 		return ExitFailed
 	}
 	if self, pinned, _ := s.readSlot(); own && pinned && self.Name == name {
@@ -222,4 +216,19 @@ func (s *Session) Leave(name string) int {
 		s.out("@%s was not in the registry; nothing to remove", name)
 	}
 	return ExitOK
+}
+
+// removeFailed says a removal's registry write failed, and how, when it did:
+// the one FAILED line of leave and of leave --stale-for.
+func (s *Session) removeFailed(err error) bool {
+	switch {
+	case errors.Is(err, registry.ErrUnreadable):
+		s.out("FAILED: the registry could not be read; nothing was removed")
+		s.warn("sotd: %v", err)
+	case err != nil:
+		s.out("FAILED: %v", err)
+	default:
+		return false
+	}
+	return true
 }

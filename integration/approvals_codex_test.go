@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,17 +31,7 @@ import (
 // a person to run it outside the sandbox.
 func TestCodexMailNeedsNoApproval(t *testing.T) {
 	t.Parallel()
-	codex, err := exec.LookPath("codex")
-	switch {
-	case err == nil:
-	case os.Getenv("CI") != "":
-		t.Fatal("codex is not on PATH and CI is set: .ci/run must `npm install -g @openai/codex`")
-	default:
-		t.Skip("codex is not on PATH: `npm install -g @openai/codex` to run sotd's mail under the real Codex")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not on PATH: the rows would run on the built-in screen, which this test does not read")
-	}
+	codex := realCodex(t, "sotd's mail")
 	for _, perms := range []bool{true, false} {
 		name := "rules"
 		if !perms {

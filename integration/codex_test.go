@@ -43,17 +43,7 @@ const agentStep = time.Minute
 // its hooks say so on its screen and mark nothing, and doctor names the server.
 func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 	t.Parallel()
-	codex, err := exec.LookPath("codex")
-	switch {
-	case err == nil:
-	case os.Getenv("CI") != "":
-		t.Fatal("codex is not on PATH and CI is set: .ci/run must `npm install -g @openai/codex`")
-	default:
-		t.Skip("codex is not on PATH: `npm install -g @openai/codex` to run sotd's hooks under the real Codex")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not on PATH: the rows would run on the built-in screen, which this test does not read")
-	}
+	codex := realCodex(t, "sotd's hooks")
 	started := time.Now()
 	api, err := fakeopenai.Start(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -256,4 +246,23 @@ func dialRows(t *testing.T, b *box) *wire.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// realCodex is the real Codex on PATH, for a test that runs what as its rows in
+// tmux: skipped without codex or tmux, failed without codex under CI, whose
+// .ci/run installs it.
+func realCodex(t *testing.T, what string) string {
+	t.Helper()
+	codex, err := exec.LookPath("codex")
+	switch {
+	case err == nil:
+	case os.Getenv("CI") != "":
+		t.Fatal("codex is not on PATH and CI is set: .ci/run must `npm install -g @openai/codex`")
+	default:
+		t.Skipf("codex is not on PATH: `npm install -g @openai/codex` to run %s under the real Codex", what)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not on PATH: the rows would run on the built-in screen, which this test does not read")
+	}
+	return codex
 }

@@ -33,6 +33,10 @@ type carrier interface {
 	recv() (wire.Envelope, error)
 	// gone is closed once the connection under the link has ended.
 	gone() <-chan struct{}
+	// silent reports whether err, or the end of the connection under the
+	// link, is its transport's finding that the peer said nothing for
+	// DeadAfter (QUIC's idle timer), as the heartbeat's judge would have found.
+	silent(err error) bool
 	// close ends the connection, telling the peer why where the transport can.
 	close(code closeCode, reason string)
 	kind() string

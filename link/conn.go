@@ -116,6 +116,10 @@ func (c *Conn) fail(code closeCode, err error) {
 	if c.ctx.Err() != nil {
 		return
 	}
+	if code != closeDead && c.car.silent(err) {
+		// One verdict for a silent peer, whichever goroutine met it first.
+		code, err = closeDead, c.silent(c.cfg.DeadAfter)
+	}
 	c.cancel(err)
 	c.car.close(code, err.Error())
 }
@@ -276,7 +280,7 @@ func (c *Conn) heartbeat() {
 	defer t.Stop()
 	for {
 		if err := c.SendEvent(wire.OpLinkHeartbeat, c.timing.beat(c.cfg.Now())); err != nil {
-			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
+			c.fail(closeNormal, fmt.Errorf("%w: %w", ErrClosed, err))
 			return
 		}
 		select {
@@ -351,7 +355,7 @@ func (c *Conn) serve() {
 	for {
 		ex, err := c.car.accept(c.ctx)
 		if err != nil {
-			c.fail(closeNormal, fmt.Errorf("%w: %v", ErrClosed, err))
+			c.fail(closeNormal, fmt.Errorf("%w: %w", ErrClosed, err))
 			return
 		}
 		select {

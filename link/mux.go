@@ -243,7 +243,7 @@ func (q *quicCarrier) readAnswers() {
 			if cause := context.Cause(q.qc.Context()); cause != nil {
 				err = cause
 			}
-			q.calls.end(fmt.Errorf("%w: %v", ErrClosed, err))
+			q.calls.end(fmt.Errorf("%w: %w", ErrClosed, err))
 			return
 		}
 		if env.Kind == wire.KindEvt && env.Op == wire.OpCommFileItems {

@@ -60,6 +60,14 @@ func (q *quicCarrier) remote() string { return q.qc.RemoteAddr().String() }
 
 func (q *quicCarrier) gone() <-chan struct{} { return q.qc.Context().Done() }
 
+// silent: the idle timer's error reaches whichever of the link's goroutines
+// touches the connection first (a heartbeat's write, a stream's accept), so it
+// is looked for in err and in the connection's own end.
+func (q *quicCarrier) silent(err error) bool {
+	var ie *quic.IdleTimeoutError
+	return errors.As(err, &ie) || errors.Is(err, errSilent) || errors.As(context.Cause(q.qc.Context()), &ie)
+}
+
 // shut ends the connection without waiting; the stream readers call it.
 func (q *quicCarrier) shut(code closeCode, reason string) {
 	q.closeOnce.Do(func() {
@@ -117,7 +125,7 @@ func (q *quicCarrier) start(id uint64, frame []byte, done func(wire.Envelope, er
 		case ctx.Err() != nil:
 			err = ctx.Err() // given up: the reset stream's error says no more
 		case connGone(err):
-			err = fmt.Errorf("%w: %v", ErrClosed, err)
+			err = fmt.Errorf("%w: %w", ErrClosed, err)
 		}
 		done(env, err)
 	}()

@@ -63,6 +63,10 @@ func (w *wsCarrier) kind() string          { return "ws" }
 func (w *wsCarrier) remote() string        { return w.addr }
 func (w *wsCarrier) gone() <-chan struct{} { return w.ctx.Done() }
 
+// silent: a WebSocket has no idle timer of its own; the heartbeat's judge
+// finds a silent peer.
+func (w *wsCarrier) silent(err error) bool { return errors.Is(err, errSilent) }
+
 // shut ends the connection without waiting; the reader and writer call it.
 func (w *wsCarrier) shut(err error) {
 	w.cancel(fmt.Errorf("%w: %v", ErrClosed, err))

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -111,24 +113,35 @@ func TestSplitViewKeepsOrder(t *testing.T) {
 // over 10 simulated minutes: every handle's last_seen is stamped each minute
 // (the daemon's stamper, each box at its own second) and each session changes
 // its work-state every 3 minutes on average. Each guest runs the directory's
-// view step every directoryEvery; the hub runs its push every viewEvery.
+// view step every directoryEvery; the hub merges what it is told in the real
+// hub.View (Apply, as onView does) and runs pushView's step every viewEvery
+// (View.Entries of every box but the one told).
 func TestViewTraffic(t *testing.T) {
 	t.Parallel() // a simulation on its own data: it runs beside the wake tests' waits
 	const boxes, perBox = 10, 20
 	const minutes = 10
 	type guest struct {
 		name    string
+		link    *viewPeer
 		entries map[string]wire.ViewEntry
 		up      viewTold // what the hub was told
 		down    viewTold // what the hub told this guest
 	}
+	r := hub.New(hub.Config{Own: func() map[string]bool { return nil }})
 	gs := make([]*guest, boxes)
 	for i := range gs {
 		g := &guest{name: fmt.Sprintf("box%02d", i), entries: map[string]wire.ViewEntry{}}
+		g.link = &viewPeer{box: g.name, done: make(chan struct{})}
+		r.Add(g.link)
+		var held []string
 		for j := range perBox {
 			h := fmt.Sprintf("%s-Repository-%02d", g.name, j)
 			g.entries[h] = wire.ViewEntry{Handle: h, Box: g.name, Repo: "Repository", Expertise: []string{"go", "networking"},
 				LastSeen: seen(t0), Live: true, State: "working", Summary: "rebuilding backend + BE suite", StatusAt: seen(t0)}
+			held = append(held, h)
+		}
+		if err := r.Directory(g.link, wire.LinkDirectory{Full: true, Added: held}); err != nil {
+			t.Fatal(err)
 		}
 		gs[i] = g
 	}
@@ -168,6 +181,9 @@ func TestViewTraffic(t *testing.T) {
 			for _, g := range gs {
 				if ev, ok := g.up.next(g.entries, nil, nil, at); ok {
 					g.up.told(ev, at)
+					if refused := r.View().Apply(g.link, ev); refused > 0 {
+						t.Fatalf("the hub refused %d of %s's view", refused, g.name)
+					}
 					upEvents++
 					upBytes += size(ev)
 					upEntries += len(ev.Entries)
@@ -177,13 +193,8 @@ func TestViewTraffic(t *testing.T) {
 		if !at.Before(nextHub) {
 			nextHub = nextHub.Add(viewEvery)
 			for _, g := range gs {
-				merged := map[string]wire.ViewEntry{}
-				for _, o := range gs {
-					if o != g {
-						maps.Copy(merged, o.up.entries)
-					}
-				}
-				if ev, ok := g.down.next(merged, nil, nil, at); ok {
+				v := r.View()
+				if ev, ok := g.down.next(v.Entries(g.link, true), v.Rows(g.link, true), nil, at); ok {
 					g.down.told(ev, at)
 					if !ev.Full {
 						downEvents++
@@ -207,6 +218,22 @@ func TestViewTraffic(t *testing.T) {
 	}
 	if per := float64(upEvents) / minutes / boxes; per > 40 {
 		t.Fatalf("a guest sent %.1f events a minute, over one each directoryEvery", per)
+	}
+	// The figures docs/routing.md quotes (7.4 events/min of ~870 bytes up,
+	// 38 of ~1.4 KB down, 530 KB/min out of the hub, a 43 KB snapshot), held
+	// within a sixth, so a change that grows them is seen here.
+	for _, f := range []struct {
+		what      string
+		got, most float64
+	}{
+		{"bytes a guest's event", float64(upBytes) / float64(upEvents), 1000},
+		{"bytes an event of the hub's", float64(downBytes) / float64(downEvents), 1650},
+		{"bytes a minute out of the hub", float64(downBytes) / minutes, 620_000},
+		{"bytes of a new link's snapshot", float64(full), 50_000},
+	} {
+		if f.got > f.most {
+			t.Errorf("%s: %.0f, over the %.0f docs/routing.md allows for", f.what, f.got, f.most)
+		}
 	}
 }
 
@@ -516,4 +543,26 @@ func TestAnOverlongSummaryStillLeavesTheViewCurrent(t *testing.T) {
 	if n := len(hb.d.net.router.View().Entries(nil, false)["alice"].Summary); n != registry.MaxText {
 		t.Errorf("alice's summary in the hub's view is %d bytes, want cut to %d", n, registry.MaxText)
 	}
+}
+
+// viewPeer is a linked box as the hub's router and view see it, for a test
+// that drives the view's merge and push without a network: it answers no call.
+type viewPeer struct {
+	box  string
+	done chan struct{}
+}
+
+func (p *viewPeer) Box() string           { return p.box }
+func (p *viewPeer) Done() <-chan struct{} { return p.done }
+func (p *viewPeer) Ticks() bool           { return false }
+func (p *viewPeer) RTT() time.Duration    { return 0 }
+func (p *viewPeer) Call(context.Context, string, any, any) error {
+	return errors.New("a view-only peer answers no call")
+}
+func (p *viewPeer) File(context.Context, wire.CommFile) (wire.CommFiled, error) {
+	return wire.CommFiled{}, errors.New("a view-only peer files nothing")
+}
+func (p *viewPeer) Go(_ string, _, _ any, done func(error)) func() {
+	done(errors.New("a view-only peer answers no call"))
+	return func() {}
 }

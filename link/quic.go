@@ -227,6 +227,12 @@ func dialQUIC(ctx context.Context, cfg Config, t Target) (*Conn, error) {
 	if err != nil {
 		qc.CloseWithError(quic.ApplicationErrorCode(closeNormal), "")
 		own.Close()
+		if keyRefused(err) {
+			// TLS 1.3: the guest's handshake is done before the hub checks
+			// its certificate, so the hub's refusal of the key may come only
+			// now, and is as final as one during the handshake.
+			return nil, refusedKey(t, t.Addr, err)
+		}
 		return nil, fmt.Errorf("open the control stream to the hub at %s: %w", t.Addr, err)
 	}
 	car := newQUICCarrier(qc, control, own)

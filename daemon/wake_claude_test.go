@@ -4,7 +4,6 @@ package daemon
 
 import (
 	"encoding/base64"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/internal/fakeclaude"
-	"github.com/sotcomm/sotd/internal/fakeopenai"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -52,31 +50,6 @@ func claudeEnv(t *testing.T, proj, api string) []string {
 	}
 	return []string{"HOME=" + dir, "ANTHROPIC_API_KEY=" + dummyKey, "ANTHROPIC_BASE_URL=" + api,
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
-}
-
-// codexEnv makes a scratch HOME in which the real Codex starts in proj straight
-// to its prompt: an API key login and proj trusted.
-func codexEnv(t *testing.T, proj, api string) []string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), ".codex")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"auth.json":   `{"auth_mode":"apikey","OPENAI_API_KEY":"` + dummyKey + `"}`,
-		"config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj),
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		if err := fakeopenai.StopCodexDaemons(dir); err != nil {
-			t.Error(err)
-		}
-	})
-	return []string{"HOME=" + filepath.Dir(dir), "CODEX_HOME=" + dir, "OPENAI_API_KEY=" + dummyKey, "OPENAI_BASE_URL=" + api + "/v1"}
 }
 
 // project is a folder for a row, named as the agent will see it (no symlinks),
@@ -128,17 +101,16 @@ func wakeLines(log string) string {
 	return strings.Join(out, "\n")
 }
 
-// TestWakeRealClaude runs the wake over the real Claude Code and Codex (from
-// the npm registry) in rows of each backend, with a fake Messages API on
-// 127.0.0.1 in place of the network. Mail filed the moment Claude Code's
-// prompt appears gets the notice typed and submitted (noticeWithin): the fake API
-// receives it as the user's prompt. Mail filed while the box holds a draft
-// leaves the draft as it is, and mail to the Codex row types nothing into it,
-// for 2 ticks and the stillness wait.
+// TestWakeRealClaude runs the wake over the real Claude Code (from the npm
+// registry) in rows of each backend, with a fake Messages API on 127.0.0.1 in
+// place of the network. Mail filed the moment Claude Code's prompt appears gets
+// the notice typed and submitted (noticeWithin): the fake API receives it as
+// the user's prompt. Mail filed while the box holds a draft leaves the draft as
+// it is, for 2 ticks and the stillness wait. (A Codex row's wake is
+// integration's TestWakeRealCodexRow.)
 func TestWakeRealClaude(t *testing.T) {
 	t.Parallel()
 	claude := agentBinary(t, "claude", "@anthropic-ai/claude-code")
-	codex := agentBinary(t, "codex", "@openai/codex")
 	for _, k := range backendKinds(t) {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
@@ -156,13 +128,10 @@ func TestWakeRealClaude(t *testing.T) {
 			r := startRig(t, withRows(k.make(t)))
 			c := r.dial(t)
 
-			proj, cxProj := project(t), project(t)
+			proj := project(t)
 			spawned := time.Now()
 			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, wire.WorkspaceSpawn{
 				Label: "claude", Handle: "Claude-box", Agent: string(rows.Claude), Cwd: proj, Argv: []string{claude}, Env: claudeEnv(t, proj, api.URL),
-			}).WorkspaceID
-			cx := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, wire.WorkspaceSpawn{
-				Label: "codex", Handle: "Codex-box", Agent: string(rows.Codex), Cwd: cxProj, Argv: []string{codex}, Env: codexEnv(t, cxProj, api.URL),
 			}).WorkspaceID
 			t.Cleanup(func() {
 				if t.Failed() {
@@ -198,24 +167,17 @@ func TestWakeRealClaude(t *testing.T) {
 				text, ok := promptRow(screenOfRow(t, c, id))
 				return ok && text == draft
 			})
-			testutil.Eventually(t, 30*time.Second, "Codex's prompt", func() bool { return hasLine(screenOfRow(t, c, cx), "›") })
-
 			filed = time.Now()
 			fileTo(t, c, "Claude-box")
-			fileTo(t, c, "Codex-box")
 			for held := filed.Add(2*wake.Every + wake.StillFor); time.Now().Before(held); time.Sleep(50 * time.Millisecond) {
 				if text, ok := promptRow(screenOfRow(t, c, id)); !ok || text != draft {
 					t.Fatalf("the box read %q (a main prompt: %v) after mail was filed, want the draft %q untouched", text, ok, draft)
-				}
-				if s := screenOfRow(t, c, cx); hasLine(s, registry.WakeNotice) {
-					t.Fatalf("the Codex row shows the notice, want nothing typed into it:\n%s", strings.Join(s.Lines, "\n"))
 				}
 			}
 			if at, ok := noticeAt(api, filed); ok {
 				t.Errorf("the fake Messages API got the notice at %v, after the draft was in the box", at)
 			}
 			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
-			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: cx})
 		})
 	}
 }

@@ -30,7 +30,7 @@ func (w WakeRows) List() []wake.Row {
 	out := make([]wake.Row, 0, len(infos))
 	for _, ri := range infos {
 		h, _ := w.m.handleOf(doc, ri.Spec)
-		out = append(out, wake.Row{ID: ri.Spec.ID, Handle: h, Claude: ri.Spec.Agent == rows.Claude, Ready: ri.Phase == rows.Ready})
+		out = append(out, wake.Row{ID: ri.Spec.ID, Handle: h, Agent: ri.Spec.Agent, Ready: ri.Phase == rows.Ready})
 	}
 	return out
 }

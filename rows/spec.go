@@ -13,8 +13,8 @@ import (
 	"github.com/sotcomm/sotd/home"
 )
 
-// Agent names the program a row runs; only a Claude row is ever typed into by
-// the wake.
+// Agent names the program a row runs; only a Claude or Codex row is ever typed
+// into by the wake.
 type Agent string
 
 const (
@@ -84,8 +84,8 @@ func (s Spec) normalize() (Spec, error) {
 	}
 	switch s.Agent {
 	case "":
-		// A row is typed into only as a Claude row, so a claude started without
-		// --agent must still be known as one.
+		// A row is typed into only as a Claude or Codex row, so a claude started
+		// without --agent must still be known as one.
 		s.Agent = Agent(ancestry.AgentOf(s.Argv))
 		if s.Agent == "" {
 			s.Agent = Other

@@ -48,6 +48,6 @@ func BenchmarkCheckFile(b *testing.B) {
 	}
 	screenText := string(txtar.Parse(data).Files[0].Data)
 	for b.Loop() {
-		CheckFile(strings.NewReader(screenText), false)
+		CheckFile(strings.NewReader(screenText), Options{})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -21,6 +22,9 @@ func Check(s *screen.Screen, opt Options) Verdict {
 	if s == nil || len(s.Lines) == 0 {
 		v.Reason = "the screen is empty: it has no rows"
 		return v
+	}
+	if opt.Agent == rows.Codex {
+		return checkCodex(s, opt.Windows, notice)
 	}
 	b, found := findBox(s, glyphs)
 	if found {

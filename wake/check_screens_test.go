@@ -8,14 +8,18 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/sotcomm/sotd/rows"
 )
 
 // TestScreens runs `sotd wake check`'s body on every screen in
 // testdata/check. Each file is a txtar archive: its comment says what the
-// screen shows, then `linux: <output>` and/or `windows: <output>`, the exact
-// line CheckFile must print with --windows off and on; its one file, screen,
-// is the screen in the screen text format, so `sotd wake check` reads it as
-// is.
+// screen shows, then `linux: <output>`, `windows: <output>` and/or `codex:
+// <output>`, the exact line CheckFile must print as the wake reads a Claude
+// Code row off Windows, on Windows, and a Codex row; its one file, screen, is
+// the screen in the screen text format, so `sotd wake check` reads it as is.
+// A screen with no codex: line is no Codex screen, and the Codex test must not
+// find it free or holding the notice.
 func TestScreens(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "check", "*.txtar"))
 	if err != nil {
@@ -24,6 +28,7 @@ func TestScreens(t *testing.T) {
 	if len(files) < 30 {
 		t.Fatalf("%d screens in testdata/check, want at least 30", len(files))
 	}
+	readers := map[string]Options{"linux": {}, "windows": {Windows: true}, "codex": {Agent: rows.Codex}}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
@@ -34,23 +39,27 @@ func TestScreens(t *testing.T) {
 			if len(a.Files) != 1 || a.Files[0].Name != "screen" {
 				t.Fatalf("want one file named screen, got %d files", len(a.Files))
 			}
-			wants := 0
+			wants := map[string]bool{}
 			for _, line := range strings.Split(string(a.Comment), "\n") {
-				os, want, ok := strings.Cut(line, ": ")
-				if !ok || (os != "linux" && os != "windows") {
+				reader, want, ok := strings.Cut(line, ": ")
+				opt, known := readers[reader]
+				if !ok || !known {
 					continue
 				}
-				wants++
-				out, code := CheckFile(bytes.NewReader(a.Files[0].Data), os == "windows")
+				wants[reader] = true
+				out, code := CheckFile(bytes.NewReader(a.Files[0].Data), opt)
 				if out != want {
-					t.Errorf("%s:\n got: %s\nwant: %s", os, out, want)
+					t.Errorf("%s:\n got: %s\nwant: %s", reader, out, want)
 				}
 				if wantCode := exitCode(want); code != wantCode {
-					t.Errorf("%s: exit %d, want %d", os, code, wantCode)
+					t.Errorf("%s: exit %d, want %d", reader, code, wantCode)
 				}
 			}
-			if wants == 0 {
-				t.Fatal("the comment names no expected output (linux: or windows:)")
+			if len(wants) == 0 {
+				t.Fatal("the comment names no expected output (linux:, windows: or codex:)")
+			}
+			if out, code := CheckFile(bytes.NewReader(a.Files[0].Data), readers["codex"]); !wants["codex"] && code != 1 {
+				t.Errorf("read as a Codex screen: %s, want not free", out)
 			}
 		})
 	}
@@ -72,6 +81,8 @@ func TestScreensCoverTheBrief(t *testing.T) {
 		"panel-main-and-background-agent", "too-narrow", "windows-gt-glyph", "cjk-draft", "emoji-draft",
 		"notice-alone", "notice-plus-one-character", "bare-heavy-glyph", "text-before-glyph", "empty-screen",
 		"cursor-row-out-of-bounds", "effort-high-at-start", "effort-high-holds-notice", "panel-main-only-effort-footer",
+		"codex-idle", "codex-draft", "codex-draft-blank-first-line", "codex-working", "codex-approval", "codex-model-menu",
+		"codex-slash-menu", "codex-trust-folder", "codex-holds-notice", "codex-just-wide-enough", "codex-one-column-short", "codex-wide",
 	} {
 		if _, err := os.Stat(filepath.Join("testdata", "check", name+".txtar")); err != nil {
 			t.Errorf("no screen for %s: %v", name, err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -128,9 +129,53 @@ func TestCheckFileRefusesWhatIsNotAScreen(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, code := CheckFile(strings.NewReader(tc.in), false)
+			out, code := CheckFile(strings.NewReader(tc.in), Options{})
 			if out != tc.want || code != 2 {
 				t.Errorf("CheckFile = %q, %d\nwant %q, 2", out, code, tc.want)
+			}
+		})
+	}
+}
+
+// codex is a Codex screen at rest, 80 columns wide, with the given composer
+// row (row 4 when nothing is added above it), the cursor after its "› ", and
+// rows added above it.
+func codex(composer string, above ...string) *screen.Screen {
+	lines := append(append([]string{"› fix the build", "", "• Done."}, above...), "", composer, "", "  gpt-5 default · ~/proj")
+	return screen.FromText(lines, 80, 8, len(lines)-3, 2)
+}
+
+// The Codex rules beyond the captured screens: what each one refuses.
+func TestCheckCodex(t *testing.T) {
+	cx := Options{Agent: rows.Codex}
+	tests := []struct {
+		name string
+		s    *screen.Screen
+		opt  Options
+		want string
+	}{
+		{"an empty composer", codex("› "), cx, "free"},
+		{"Claude Code's rules do not read it", codex("› "), Options{}, "not free: no prompt glyph ❯"},
+		{"a prompt in the history, its glyph dim", func() *screen.Screen { s := codex("› "); s.Lines[4][0].Dim = true; return s }(), cx, "not free: the cursor's row 4 is a prompt in Codex's history"},
+		{"the glyph not in the first column", func() *screen.Screen { s := codex("  › "); s.CursorCol = 4; return s }(), cx, "not free: no Codex composer on the cursor's row 4"},
+		{"a no-break space after the glyph", codex("›" + nb), cx, "not free: Codex's › on row 4 is not followed by a space"},
+		{"the cursor one cell further on", func() *screen.Screen { s := codex("› "); s.CursorCol = 3; return s }(), cx, "not free: the cursor is at column 3"},
+		{"Claude Code's glyph", codex("❯ "), cx, "not free: no Codex composer"},
+		{"a status line that is not Codex's", codex("› ", "  press esc to interrupt)"), cx, "free"},
+		{"Codex's status line", codex("› ", "◦ Thinking (12s • esc to interrupt)"), cx, "not free: Codex is working: row 3"},
+		{"text right above the composer", func() *screen.Screen {
+			s := codex("› ")
+			s.Lines[3] = screen.FromText([]string{"  ↳ queued"}, 80, 1, 0, 0).Lines[0]
+			return s
+		}(), cx, "not free: the row above Codex's composer (row 4) is not blank; row 3 reads \"↳ queued\""},
+		{"the notice", codex("› " + registry.WakeNotice), cx, "holds the notice"},
+		{"the notice and one more character", codex("› " + registry.WakeNotice + "x"), cx, "not free: Codex's composer holds a draft"},
+		{"on Windows", codex("› "), Options{Agent: rows.Codex, Windows: true}, "not free: no Codex screen on Windows"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Check(tc.s, tc.opt).String(); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("Check = %q, want it to start %q", got, tc.want)
 			}
 		})
 	}

@@ -1,11 +1,13 @@
 // Package wake decides whether the daemon may type into a row: the free-prompt
 // test (Check) on a screen, and the 2 s wake loop (Loop) that uses it.
 //
-// The daemon wakes an idle Claude Code session by typing one fixed line, the
-// notice (registry.WakeNotice), and Enter. A line typed into a draft would
-// corrupt the user's words, and a line typed into a menu, a dialog or another agent's view would answer
-// it, so the test refuses anything it does not positively recognise as Claude
-// Code's empty main prompt. A screen is free when all of these hold:
+// The daemon wakes an idle Claude Code or Codex row by typing one fixed line,
+// the notice (registry.WakeNotice), and Enter. A line typed into a draft would
+// corrupt the user's words, and a line typed into a menu, a dialog or another
+// agent's view would answer it, so the test refuses anything it does not
+// positively recognise as the agent's empty main prompt. What follows is
+// Claude Code's; codex.go has Codex's, read off the real Codex's screens. A
+// Claude Code screen is free when all of these hold:
 //
 //   - The cursor's row is the prompt row: its first non-blank cell is the prompt
 //     glyph ❯ (on Windows ❯ or >, Claude Code's fallback when its unicode check

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -39,9 +40,16 @@ const (
 // Row is what the loop needs of one row the daemon runs.
 type Row struct {
 	ID, Handle string
-	Claude     bool // a Claude Code row; no other agent is ever typed into
-	Ready      bool // the row's process runs and has drawn its screen
+	// Agent is what the row runs: only a Claude Code or a Codex row is typed
+	// into, each at its own prompt (Options.Agent).
+	Agent rows.Agent
+	Ready bool // the row's process runs and has drawn its screen
 }
+
+// Typed reports whether the wake types into a row that runs agent: Claude
+// Code and Codex, whose prompts the free-prompt test knows; never another
+// program.
+func Typed(agent rows.Agent) bool { return agent == rows.Claude || agent == rows.Codex }
 
 // Rows is the daemon's rows as the loop sees them. Input of one row must not
 // interleave with another writer's; the loop itself writes from one goroutine.
@@ -52,7 +60,7 @@ type Rows interface {
 }
 
 // Loop is the wake: a service that types the notice (registry.WakeNotice),
-// then Enter, into each Claude row idle at a free prompt whose handle has
+// then Enter, into each Claude Code or Codex row idle at a free prompt whose handle has
 // unread mail. See Run for the rules it keeps.
 type Loop struct {
 	Rows Rows
@@ -62,7 +70,7 @@ type Loop struct {
 	Unread func(handle string) (n int, batch string, err error)
 	// Entry is handle's registry entry, for its stop_at mark.
 	Entry func(handle string) (e *registry.Entry, present bool, err error)
-	// Windows: the rows run Claude Code on Windows (see Options).
+	// Windows: the rows run on Windows (see Options).
 	Windows bool
 	Now     func() time.Time                                 // time.Now
 	Ticker  func(d time.Duration) (<-chan time.Time, func()) // a time.Ticker
@@ -78,7 +86,7 @@ type Loop struct {
 
 // Run looks at the rows every 2 s until ctx ends; it returns nil then.
 //
-// For each Ready Claude row with a handle it counts the handle's unread mail.
+// For each Ready Claude Code or Codex row (Typed) with a handle it counts the handle's unread mail.
 // A batch it has not typed a notice for in this Loop's life, or a batch still
 // unread RepeatAfter since its notice (once), is due. A due row whose registry
 // entry carries a stop_at under a minute old is running its Stop hook, which
@@ -103,7 +111,7 @@ type Loop struct {
 // A box holding anything else is left as it is.
 //
 // The first Run of a Loop (a started or restarted daemon) looks once at every
-// Claude row it lists, as soon as the row is Ready and not held by stop_at,
+// row it may type into, as soon as the row is Ready and not held by stop_at,
 // and sends Enter alone where the box holds exactly the notice, whether or not
 // its mail is unread: an earlier daemon typed it and did not send it.
 //

@@ -8,11 +8,13 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
 
-// fakeRow is a Claude-style screen in memory: typed text echoes into the box
-// and Enter submits it above the box, as Claude Code's prompt does.
+// fakeRow is a Claude-style screen in memory, or a Codex-style one for a Codex
+// row: typed text echoes into the box and Enter submits it above the box, as
+// both agents' prompts do.
 type fakeRow struct {
 	row     Row
 	glyph   string // "❯" unless set
@@ -29,6 +31,9 @@ type fakeRow struct {
 }
 
 func (f *fakeRow) screen() *screen.Screen {
+	if f.row.Agent == rows.Codex {
+		return f.codexScreen()
+	}
 	glyph := f.glyph
 	if glyph == "" {
 		glyph = "❯"
@@ -48,6 +53,19 @@ func (f *fakeRow) screen() *screen.Screen {
 	}
 	lines = append(lines, status, line80, glyph+nb+f.box, line80, "  ? for shortcuts")
 	return screen.FromText(lines, 80, 10, 6, 2+screen.TextWidth(f.box))
+}
+
+// codexScreen draws the row as Codex 0.171 does: the composer between blank
+// rows, the footer below, the status line above while busy.
+func (f *fakeRow) codexScreen() *screen.Screen {
+	lines := append([]string{"fake codex"}, f.history...)
+	status := ""
+	if f.busy {
+		f.spin++
+		status = fmt.Sprintf("• Working (%ds • esc to interrupt)", f.spin)
+	}
+	lines = append(lines, status, "", codexGlyph+" "+f.box, "", "  gpt-5 default · ~/proj")
+	return screen.FromText(lines, 80, len(lines), len(lines)-3, 2+screen.TextWidth(f.box))
 }
 
 // fakeRows is the daemon's rows; it is safe for the Run test's goroutine.

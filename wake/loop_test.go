@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/rows"
 )
 
 var t0 = time.Date(2026, 6, 15, 19, 0, 0, 0, time.UTC)
@@ -80,13 +81,29 @@ func (r *rig) run(d time.Duration) {
 
 // claudeRow is a Ready Claude row with a handle and an empty prompt.
 func claudeRow(id, handle string) *fakeRow {
-	return &fakeRow{row: Row{ID: id, Handle: handle, Claude: true, Ready: true}}
+	return &fakeRow{row: Row{ID: id, Handle: handle, Agent: rows.Claude, Ready: true}}
 }
+
+// codexRow is a Ready Codex row with a handle and an empty composer.
+func codexRow(id, handle string) *fakeRow {
+	return &fakeRow{row: Row{ID: id, Handle: handle, Agent: rows.Codex, Ready: true}}
+}
+
+// typedRows are the rows the wake types into, by agent.
+var typedRows = []struct {
+	agent string
+	row   func(id, handle string) *fakeRow
+}{{"claude", claudeRow}, {"codex", codexRow}}
 
 const sent = registry.WakeNotice + "|\r"
 
 func TestLoopTypesTheNoticeThenEnter(t *testing.T) {
-	f := claudeRow("ws-a", "alice")
+	for _, a := range typedRows {
+		t.Run(a.agent, func(t *testing.T) { typesTheNoticeThenEnter(t, a.row("ws-a", "alice")) })
+	}
+}
+
+func typesTheNoticeThenEnter(t *testing.T, f *fakeRow) {
 	r := newRig(t, f).settled()
 	r.in.mail("alice", 1)
 	r.run(Every) // the tick that counts the mail: a first look
@@ -120,7 +137,10 @@ func TestLoopHoldsBack(t *testing.T) {
 		{"the screen keeps changing", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.busy = true; return f }, nil, true},
 		{"a draft in the box", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.box = "fix the build"; return f }, nil, true},
 		{"the notice plus a draft", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.box = registry.WakeNotice + " and more"; return f }, nil, true},
-		{"a Codex row", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.row.Claude = false; return f }, nil, false},
+		{"a row of another agent", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.row.Agent = rows.Other; return f }, nil, false},
+		{"a Codex row whose status line ticks", func() *fakeRow { f := codexRow("ws-a", "alice"); f.busy = true; return f }, nil, true},
+		{"a draft in Codex's composer", func() *fakeRow { f := codexRow("ws-a", "alice"); f.box = "fix the build"; return f }, nil, true},
+		{"a Codex row on Windows", func() *fakeRow { return codexRow("ws-a", "alice") }, func(r *rig) { r.loop.Windows = true }, true},
 		{"a row not Ready", func() *fakeRow { f := claudeRow("ws-a", "alice"); f.row.Ready = false; return f }, nil, false},
 		{"a row with no handle", func() *fakeRow { return claudeRow("ws-a", "") }, nil, false}, // only the restart look
 		{"a busy inbox", func() *fakeRow { return claudeRow("ws-a", "alice") }, func(r *rig) { r.in.busy["alice"] = true }, false},
@@ -300,17 +320,19 @@ func TestLoopRestartSendsEnterAlone(t *testing.T) {
 	read.box = registry.WakeNotice
 	draft := claudeRow("ws-draft", "carol")
 	draft.box = registry.WakeNotice + "!"
-	codex := claudeRow("ws-codex", "dave")
-	codex.box, codex.row.Claude = registry.WakeNotice, false
+	codex := codexRow("ws-codex", "dave") // Codex's composer holds the notice
+	codex.box = registry.WakeNotice
+	other := claudeRow("ws-other", "gus") // a row no agent's prompt is known for
+	other.box, other.row.Agent = registry.WakeNotice, rows.Other
 	later := claudeRow("ws-later", "erin") // Starting at the restart, Ready after
 	later.box, later.row.Ready = registry.WakeNotice, false
 	held := claudeRow("ws-held", "fay") // its Stop hook runs at the restart
 	held.box = registry.WakeNotice
-	r := newRig(t, holds, read, draft, codex, later, held)
+	r := newRig(t, holds, read, draft, codex, other, later, held)
 	r.in.entries["fay"] = &registry.Entry{StopAt: registry.Stamp(t0)}
 	r.in.mail("alice", 1)
 	r.begin()
-	for _, f := range []*fakeRow{holds, read} {
+	for _, f := range []*fakeRow{holds, read, codex} {
 		if f.wrote() != "\r" {
 			t.Errorf("%s: wrote %q at the restart, want Enter alone", f.row.ID, f.wrote())
 		}
@@ -324,7 +346,7 @@ func TestLoopRestartSendsEnterAlone(t *testing.T) {
 	if held.wrote() != "\r" {
 		t.Errorf("a row whose stop_at went stale: wrote %q, want Enter alone", held.wrote())
 	}
-	for _, f := range []*fakeRow{draft, codex} {
+	for _, f := range []*fakeRow{draft, other} {
 		if f.wrote() != "" {
 			t.Errorf("%s: wrote %q, want nothing", f.row.ID, f.wrote())
 		}

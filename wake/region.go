@@ -3,6 +3,7 @@ package wake
 import (
 	"strings"
 
+	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
 )
 
@@ -11,18 +12,31 @@ import (
 // rule, with their dim cells and the cursor, in the screen text format. Claude
 // Code's spinner and streaming output sit above the box, so a working session
 // changes it several times a second; the footer and agents panel below the box
-// tick at rest and are not watched. With no input box the whole screen is
+// tick at rest and are not watched. On a Codex screen the region ends with
+// the blank row below the composer, so Codex's footer is not watched and its
+// status line above the composer ("• Working (3s • esc to interrupt)"), which
+// ticks every second, is. With no input box or composer the whole screen is
 // watched. Two regions are compared as strings.
 func StillRegion(s *screen.Screen, opt Options) string {
 	if s == nil {
 		return ""
 	}
 	cut := *s
-	if b, ok := findBox(s, promptGlyphs(opt.Windows)); ok {
-		cut.Lines = s.Lines[:b.prompt+2]
+	if r, ok := composerRow(s, opt); ok {
+		cut.Lines = s.Lines[:min(r+2, len(s.Lines))]
 		cut.Rows = len(cut.Lines)
 	}
 	var w strings.Builder
 	_ = screen.Write(&w, &cut) // a strings.Builder takes every write
 	return w.String()
+}
+
+// composerRow is the row the agent's prompt is on: Claude Code's input box's
+// prompt row, or Codex's composer.
+func composerRow(s *screen.Screen, opt Options) (int, bool) {
+	if opt.Agent == rows.Codex {
+		return codexComposer(s)
+	}
+	b, ok := findBox(s, promptGlyphs(opt.Windows))
+	return b.prompt, ok
 }

@@ -43,12 +43,12 @@ func newState() *state {
 	return &state{notices: map[string]notice{}, owed: map[string]owed{}, late: map[string]time.Time{}, looks: map[string]look{}, warned: map[string]string{}}
 }
 
-// start makes the loop's memory and owes every Claude row listed now one look
-// for a notice an earlier daemon typed.
+// start makes the loop's memory and owes every row it types into, listed now,
+// one look for a notice an earlier daemon typed.
 func (l *Loop) start() {
 	l.st = newState()
 	for _, r := range l.Rows.List() {
-		if r.Claude {
+		if Typed(r.Agent) {
 			l.st.owed[r.ID] = owed{restart: true}
 		}
 	}
@@ -93,7 +93,7 @@ func (l *Loop) step() time.Duration {
 // visit looks at one row if it is owed an Enter or its handle is due a notice,
 // and writes what is owed or due. It reports whether it looked at the screen.
 func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
-	if !r.Claude || !r.Ready {
+	if !Typed(r.Agent) || !r.Ready {
 		return false, 0
 	}
 	o, owes := l.st.owed[r.ID]
@@ -108,7 +108,7 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 		return false, 0
 	}
 	delete(l.st.warned, "screen "+r.ID)
-	opt := Options{Windows: l.Windows}
+	opt := Options{Agent: r.Agent, Windows: l.Windows}
 	v := Check(s, opt)
 	still, wait := l.still(r.ID, StillRegion(s, opt), now)
 	if owes {

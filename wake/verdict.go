@@ -1,5 +1,7 @@
 package wake
 
+import "github.com/sotcomm/sotd/rows"
+
 // Kind is what the free-prompt test found.
 type Kind int
 
@@ -24,8 +26,13 @@ func (k Kind) String() string {
 
 // Options says whose screen it is.
 type Options struct {
-	// Windows: Claude Code on Windows, where > is a prompt glyph too and a bare
-	// glyph counts without its no-break space.
+	// Agent is the agent the row runs, which chooses the prompt the test
+	// knows: rows.Codex reads Codex's composer (see checkCodex), any other
+	// value Claude Code's input box.
+	Agent rows.Agent
+	// Windows: the row runs on Windows. Claude Code's > is a prompt glyph there
+	// too and a bare glyph counts without its no-break space; no Codex screen on
+	// Windows has been captured, so a Codex row there is never free.
 	Windows bool
 	// Notice is the line the wake types; "" means registry.WakeNotice.
 	Notice string

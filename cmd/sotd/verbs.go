@@ -253,13 +253,14 @@ tool error with those lines. Register it with Claude Code by
   claude mcp add --scope user sot-comm -- sotd mcp
 or by "sotd hooks install --claude", which adds it to ~/.claude.json.`, runMCP},
 			{"wake", "run the free-prompt test on a saved screen", `
-usage: sotd wake check SCREENFILE [--windows]
+usage: sotd wake check SCREENFILE [--windows] [--codex]
 
 Runs the wake's free-prompt test on a saved screen (text lines as the screen shows
 them, then the trailer cols=C rows=R cursor=ROW,COL, and dim=… when cells are dim)
 and prints "free", "holds the notice" (exit 0) or "not free: <reason>" (exit 1).
 A file that is not a screen exits 2. --windows also accepts Claude Code's ">"
-glyph and a bare glyph, as the wake does on Windows.`, runWake},
+glyph and a bare glyph, as the wake does on Windows. --codex reads the screen as
+a Codex row's: its composer "› " between blank rows, not Claude Code's box.`, runWake},
 			{"completion", "print a shell completion script", `
 usage: sotd completion bash|zsh
 

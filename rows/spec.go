@@ -95,7 +95,7 @@ func (s Spec) normalize() (Spec, error) {
 		return s, fmt.Errorf("%w: agent %q is not claude, codex or other", ErrBadSpec, s.Agent)
 	}
 	if s.Agent == Codex {
-		s.Argv = codexNoDaemon(s.Argv)
+		s.Argv = codexArgs(s.Argv)
 	}
 	if s.Handle != "" {
 		if err := home.CheckHandle(s.Handle); err != nil {
@@ -136,12 +136,23 @@ func (s Spec) normalize() (Spec, error) {
 // under pid 1 once that row is gone. Codex 0.171 takes it before a subcommand.
 const NoDaemon = "--no-daemon"
 
-// codexNoDaemon is a Codex command line with NoDaemon added right after the
-// program (codex, or a node host and codex's script), unless it is there
-// already: Codex refuses it twice. A command line whose program is not codex
-// (a shell, a wrapper) is left as given; the hooks say so if its sessions end
-// up under the shared server.
-func codexNoDaemon(argv []string) []string {
+// NoLoginShell is the Codex setting that runs its shell tool's commands in a
+// plain shell, never a login shell, so they keep the row's PATH. By default a
+// command whose call leaves out `login` (as a model's calls do) runs in a login
+// shell, whose profile resets PATH (Debian's /etc/profile sets it outright) and
+// drops the comm home's bin/: comm-poll.sh, the command the wake's notice
+// names, then fails "command not found" (exit 127), as the real Codex 0.171
+// showed. The notice's words are fixed by the protocol, so the row's shell
+// keeps the PATH instead.
+const NoLoginShell = "allow_login_shell=false"
+
+// codexArgs is a Codex command line with NoDaemon and `-c NoLoginShell` added
+// right after the program (codex, or a node host and codex's script), each
+// unless it is there already: Codex refuses --no-daemon twice, and a person's
+// own allow_login_shell is theirs. A command line whose program is not codex (a
+// shell, a wrapper) is left as given; the hooks say so if its sessions end up
+// under the shared server.
+func codexArgs(argv []string) []string {
 	n := 1
 	for n <= len(argv) && ancestry.AgentOf(argv[:n]) != string(Codex) {
 		n++
@@ -149,15 +160,22 @@ func codexNoDaemon(argv []string) []string {
 	if n > len(argv) {
 		return argv
 	}
+	noDaemon, login := true, true
 	for _, a := range argv[n:] {
 		if a == "--" {
 			break
 		}
-		if a == NoDaemon {
-			return argv
-		}
+		noDaemon = noDaemon && a != NoDaemon
+		login = login && !strings.Contains(a, "allow_login_shell")
 	}
-	return slices.Concat(argv[:n], []string{NoDaemon}, argv[n:])
+	var add []string
+	if noDaemon {
+		add = append(add, NoDaemon)
+	}
+	if login {
+		add = append(add, "-c", NoLoginShell)
+	}
+	return slices.Concat(argv[:n], add, argv[n:])
 }
 
 // CheckEnv accepts one entry of a row's environment: KEY=VALUE, KEY a

@@ -104,24 +104,28 @@ func TestSpecAgentFromCommand(t *testing.T) {
 }
 
 // A Codex row runs its codex with --no-daemon, so the hooks are the row's own
-// codex's children and not a shared app-server's; once only, placed before any
-// subcommand, and a command line that is not codex's own is left alone.
-func TestSpecCodexNoDaemon(t *testing.T) {
+// codex's children and not a shared app-server's, and with -c
+// allow_login_shell=false, so its shell keeps the row's PATH; each once only,
+// placed before any subcommand, and a command line that is not codex's own is
+// left alone.
+func TestSpecCodexArgs(t *testing.T) {
 	const js = "/usr/lib/node_modules/@openai/codex/bin/codex.js"
+	const c, nl = "-c", NoLoginShell
 	for _, tc := range []struct {
 		name  string
 		agent Agent
 		argv  []string
 		want  []string
 	}{
-		{"interactive", "", []string{"codex"}, []string{"codex", "--no-daemon"}},
-		{"with a prompt", "", []string{"/usr/bin/codex", "-m", "o3", "fix it"}, []string{"/usr/bin/codex", "--no-daemon", "-m", "o3", "fix it"}},
-		{"resume", "", []string{"codex", "resume", "--last"}, []string{"codex", "--no-daemon", "resume", "--last"}},
-		{"fork", Codex, []string{"codex", "fork", "0199"}, []string{"codex", "--no-daemon", "fork", "0199"}},
-		{"node host", "", []string{"node", "--no-warnings", js, "resume"}, []string{"node", "--no-warnings", js, "--no-daemon", "resume"}},
-		{"already there", "", []string{"codex", "--no-daemon"}, []string{"codex", "--no-daemon"}},
-		{"already on resume", "", []string{"codex", "resume", "--no-daemon", "--last"}, []string{"codex", "resume", "--no-daemon", "--last"}},
-		{"only as a prompt", "", []string{"codex", "--", "--no-daemon"}, []string{"codex", "--no-daemon", "--", "--no-daemon"}},
+		{"interactive", "", []string{"codex"}, []string{"codex", "--no-daemon", c, nl}},
+		{"with a prompt", "", []string{"/usr/bin/codex", "-m", "o3", "fix it"}, []string{"/usr/bin/codex", "--no-daemon", c, nl, "-m", "o3", "fix it"}},
+		{"resume", "", []string{"codex", "resume", "--last"}, []string{"codex", "--no-daemon", c, nl, "resume", "--last"}},
+		{"fork", Codex, []string{"codex", "fork", "0199"}, []string{"codex", "--no-daemon", c, nl, "fork", "0199"}},
+		{"node host", "", []string{"node", "--no-warnings", js, "resume"}, []string{"node", "--no-warnings", js, "--no-daemon", c, nl, "resume"}},
+		{"already there", "", []string{"codex", "--no-daemon", c, nl}, []string{"codex", "--no-daemon", c, nl}},
+		{"already on resume", "", []string{"codex", "resume", "--no-daemon", "--last"}, []string{"codex", c, nl, "resume", "--no-daemon", "--last"}},
+		{"a person's own login shell setting", "", []string{"codex", "-c", "allow_login_shell=true"}, []string{"codex", "--no-daemon", "-c", "allow_login_shell=true"}},
+		{"only as a prompt", "", []string{"codex", "--", "--no-daemon"}, []string{"codex", "--no-daemon", c, nl, "--", "--no-daemon"}},
 		{"a shell line", Codex, []string{"sh", "-c", "codex"}, []string{"sh", "-c", "codex"}},
 		{"a wrapper", Codex, []string{"./my-codex"}, []string{"./my-codex"}},
 		{"not a codex row", Other, []string{"codex"}, []string{"codex"}},

@@ -176,9 +176,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		"content": []any{map[string]any{"type": "output_text", "text": Reply}},
 	}
 	if command := s.next(in); command != "" {
-		// login false: a login shell's profile may reset PATH, and the
-		// command is found on the session's own.
-		args, _ := json.Marshal(map[string]any{"cmd": command, "login": false})
+		// No login, as a model's call leaves it out: Codex then runs a
+		// login shell, whose profile may reset PATH, unless its config says
+		// allow_login_shell=false, as a row's does (rows.NoLoginShell).
+		args, _ := json.Marshal(map[string]any{"cmd": command})
 		item = map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args),
 			"call_id": fmt.Sprintf("call_fake_%d", n), "id": fmt.Sprintf("fc_fake_%d", n)}
 	}

@@ -61,20 +61,10 @@ func codexMail(t *testing.T, codex string, perms bool) {
 		args = []string{"--no-permissions"}
 	}
 	const sandbox = "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
-	codexHome := codexInstalled(t, b, api.URL, sandbox, args, proj)
-	t.Cleanup(func() {
-		if err := fakeopenai.StopCodexDaemons(codexHome); err != nil {
-			t.Error(err)
-		}
-	})
+	codexInstalled(t, b, api.URL, sandbox, args, proj)
 	b.serve()
 	c := dialRows(t, b)
-	r := b.run("", "", "spawn", "--handle", "Codex-box", "--agent", "codex", "--cwd", proj, "--", codex)
-	if r.code != 0 {
-		t.Fatalf("spawn: exit %d: %s%s", r.code, r.stdout, r.stderr)
-	}
-	id := strings.TrimSpace(r.stdout)
-	t.Cleanup(func() { b.run("", "", "despawn", id) })
+	id := spawnRow(t, b, "Codex-box", "codex", proj, codex)
 	screen := func() string {
 		var s wire.PtyScreen
 		if err := c.Call(context.Background(), wire.OpPtyScreen, wire.WorkspaceRef{WorkspaceID: id}, &s); err != nil {

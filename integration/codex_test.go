@@ -55,27 +55,12 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 	scratch := filepath.Dir(b.home)
 	projA, projB := filepath.Join(scratch, "a"), filepath.Join(scratch, "b")
 	codexHome := codexInstalled(t, b, api.URL, "", nil, projA, projB)
-
-	t.Cleanup(func() {
-		if err := fakeopenai.StopCodexDaemons(codexHome); err != nil {
-			t.Error(err)
-		}
-	})
 	b.serve()
 	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    5 sotd hooks in") || !strings.Contains(out, "each trusted") {
 		t.Fatalf("doctor does not call the hooks trusted:\n%s", out)
 	}
 	c := dialRows(t, b)
-	spawn := func(handle, dir string, argv ...string) string {
-		r := b.run("", "", append([]string{"spawn", "--handle", handle, "--agent", "codex", "--cwd", dir, "--"}, argv...)...)
-		if r.code != 0 {
-			t.Fatalf("spawn %s: exit %d: %s%s", handle, r.code, r.stdout, r.stderr)
-		}
-		id := strings.TrimSpace(r.stdout)
-		// Rows outlive their daemon (tmux keeps them); the test's end ends them.
-		t.Cleanup(func() { b.run("", "", "despawn", id) })
-		return id
-	}
+	spawn := func(handle, dir string, argv ...string) string { return spawnRow(t, b, handle, "codex", dir, argv...) }
 	rowA, rowB := spawn("CodexA-box", projA, codex), spawn("CodexB-box", projB, codex)
 	screen := func(id string) string {
 		var s wire.PtyScreen
@@ -175,11 +160,26 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 	t.Logf("three Codex rows, hooks installed and trusted, turns held and ended, the shared server told: %v", time.Since(started).Round(10*time.Millisecond))
 }
 
+// spawnRow starts a row of the box's daemon that runs argv as agent in dir,
+// acting as handle, and returns its id; the test's end ends it, since rows
+// outlive their daemon (tmux keeps them).
+func spawnRow(t *testing.T, b *box, handle, agent, dir string, argv ...string) string {
+	t.Helper()
+	r := b.run("", "", append([]string{"spawn", "--handle", handle, "--agent", agent, "--cwd", dir, "--"}, argv...)...)
+	if r.code != 0 {
+		t.Fatalf("spawn %s: exit %d: %s%s", handle, r.code, r.stdout, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { b.run("", "", "despawn", id) })
+	return id
+}
+
 // codexInstalled readies a box for real Codex rows in the given project
 // folders (made here, trusted): a Codex home at the API, with config beside the
 // provider's, and sotd's hooks installed (`sotd hooks install --codex` with
 // more args) and trusted as Codex's "Trust all" records it. It returns the
-// Codex home.
+// Codex home; the test's end stops any shared app-server a codex started
+// there.
 func codexInstalled(t *testing.T, b *box, api, config string, args []string, projects ...string) string {
 	t.Helper()
 	scratch := filepath.Dir(b.home)
@@ -189,6 +189,11 @@ func codexInstalled(t *testing.T, b *box, api, config string, args []string, pro
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(func() {
+		if err := fakeopenai.StopCodexDaemons(codexHome); err != nil {
+			t.Error(err)
+		}
+	})
 	const key = "sk-sotd-codex-test-0000000000000000"
 	config = fmt.Sprintf(`model = "gpt-5"
 model_provider = "fake"

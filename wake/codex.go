@@ -34,7 +34,9 @@ import (
 // "› 1. Yes" with text after the glyph; its slash popup opens over a composer
 // that holds "/". Codex's "?" shortcut list leaves the composer empty and free:
 // a line typed there closes the list and lands in the composer, as the real
-// Codex showed.
+// Codex showed. So is the composer Codex draws while it is still starting: a
+// line submitted then is held ("Waiting for startup") and sent once it has
+// started.
 const (
 	codexGlyph  = "›"                 // U+203A, the composer's first cell
 	codexStatus = "esc to interrupt)" // the end of Codex's status line while a turn runs

@@ -61,7 +61,7 @@ func codexMail(t *testing.T, codex string, perms bool) {
 		args = []string{"--no-permissions"}
 	}
 	const sandbox = "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
-	codexInstalled(t, b, api.URL, sandbox, args, proj)
+	codexInstalled(t, b, api, sandbox, args, proj)
 	b.serve()
 	c := dialRows(t, b)
 	id := spawnRow(t, b, "Codex-box", "codex", proj, codex)

@@ -54,7 +54,7 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 	b := newBox(t, "box")
 	scratch := filepath.Dir(b.home)
 	projA, projB := filepath.Join(scratch, "a"), filepath.Join(scratch, "b")
-	codexHome := codexInstalled(t, b, api.URL, "", nil, projA, projB)
+	codexHome := codexInstalled(t, b, api, "", nil, projA, projB)
 	b.serve()
 	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    5 sotd hooks in") || !strings.Contains(out, "each trusted") {
 		t.Fatalf("doctor does not call the hooks trusted:\n%s", out)
@@ -180,7 +180,7 @@ func spawnRow(t *testing.T, b *box, handle, agent, dir string, argv ...string) s
 // more args) and trusted as Codex's "Trust all" records it. It returns the
 // Codex home; the test's end stops any shared app-server a codex started
 // there.
-func codexInstalled(t *testing.T, b *box, api, config string, args []string, projects ...string) string {
+func codexInstalled(t *testing.T, b *box, api *fakeopenai.Server, config string, args []string, projects ...string) string {
 	t.Helper()
 	scratch := filepath.Dir(b.home)
 	codexHome := filepath.Join(scratch, ".codex")
@@ -195,15 +195,7 @@ func codexInstalled(t *testing.T, b *box, api, config string, args []string, pro
 		}
 	})
 	const key = "sk-sotd-codex-test-0000000000000000"
-	config = fmt.Sprintf(`model = "gpt-5"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-env_key = "OPENAI_API_KEY"
-`, api+"/v1") + config
+	config = api.CodexConfig() + config
 	for _, p := range projects {
 		config += fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", p)
 	}

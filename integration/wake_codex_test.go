@@ -56,7 +56,7 @@ func TestWakeRealCodexRow(t *testing.T) {
 
 	b := newBox(t, "box")
 	proj := filepath.Join(filepath.Dir(b.home), "proj")
-	codexInstalled(t, b, api.URL, "", nil, proj)
+	codexInstalled(t, b, api, "", nil, proj)
 	d := b.serve()
 	row := codexRow{t: t, c: dialRows(t, b), id: spawnRow(t, b, "Codex-box", "codex", proj, codex)}
 	t.Cleanup(func() {
@@ -64,8 +64,8 @@ func TestWakeRealCodexRow(t *testing.T) {
 			t.Logf("the row shows:\n%s\nthe daemon's log:\n%s\nthe call outputs: %q", row.screen(), d.logs, api.Outputs())
 		}
 	})
-	testutil.Eventually(t, agentStep, "Codex's empty composer", func() bool { return row.composer() == "" })
 	b.must("Tester", "join")
+	row.idle()
 
 	var took []time.Duration
 	for i := range 5 {
@@ -78,10 +78,10 @@ func TestWakeRealCodexRow(t *testing.T) {
 			b.must("Tester", "send", "@Codex-box", l)
 		}
 		testutil.Eventually(t, codexWakeWithin(), fmt.Sprintf("notice %d at the fake API", i+1), func() bool {
-			_, ok := noticeSince(api, filed)
+			_, ok := api.Prompted(registry.WakeNotice, filed)
 			return ok
 		})
-		at, _ := noticeSince(api, filed)
+		at, _ := api.Prompted(registry.WakeNotice, filed)
 		took = append(took, at.Sub(filed))
 		testutil.Eventually(t, agentStep, "comm-poll.sh, run by Codex's shell tool, showing "+strings.Join(lines, " and "), func() bool {
 			out := strings.Join(api.Outputs(), "\n")
@@ -95,9 +95,7 @@ func TestWakeRealCodexRow(t *testing.T) {
 			}
 			return true
 		})
-		testutil.Eventually(t, agentStep, "the notice's turn over and the composer empty", func() bool {
-			return row.composer() == "" && !strings.Contains(row.screen(), "esc to interrupt")
-		})
+		row.idle()
 		if n := noticesSent(api); n != i+1 {
 			t.Fatalf("after %d batches the model was sent %d notices, want one a batch", i+1, n)
 		}
@@ -116,12 +114,12 @@ func TestWakeRealCodexRow(t *testing.T) {
 			t.Fatalf("Codex's composer read %q after mail was filed, want the draft %q untouched", got, draft)
 		}
 	}
-	if at, ok := noticeSince(api, filed); ok {
+	if at, ok := api.Prompted(registry.WakeNotice, filed); ok {
 		t.Fatalf("the fake API got the notice at %v, with a draft in the composer", at)
 	}
 	row.input("\x15") // ctrl+u: the draft cleared, the composer free
 	testutil.Eventually(t, codexWakeWithin()+agentStep, "the notice once the draft is gone", func() bool {
-		_, ok := noticeSince(api, filed)
+		_, ok := api.Prompted(registry.WakeNotice, filed)
 		return ok
 	})
 }
@@ -161,22 +159,27 @@ func (r codexRow) composer() string {
 	return strings.TrimRight(rest, " ")
 }
 
+// idle waits until Codex sits idle: its composer empty, no turn running, and
+// its screen unchanged for the wake's stillness time, as a session a person
+// left alone shows it. (Codex draws the last lines of a turn for a moment
+// after it ends.)
+func (r codexRow) idle() {
+	var last string
+	var since time.Time
+	testutil.Eventually(r.t, agentStep, "Codex idle at an empty composer", func() bool {
+		s := r.screen()
+		if s != last {
+			last, since = s, time.Now()
+		}
+		return r.composer() == "" && !strings.Contains(s, "esc to interrupt") && time.Since(since) >= wake.StillFor
+	})
+}
+
 func (r codexRow) input(data string) {
 	in := wire.PtyInput{WorkspaceID: r.id, DataB64: base64.StdEncoding.EncodeToString([]byte(data))}
 	if err := r.c.Call(context.Background(), wire.OpPtyInput, in, &wire.Done{}); err != nil {
 		r.t.Fatal(err)
 	}
-}
-
-// noticeSince is when the fake API first got a request, at or after since,
-// whose last user text is the notice: the notice submitted as a prompt.
-func noticeSince(api *fakeopenai.Server, since time.Time) (time.Time, bool) {
-	for _, r := range api.Requests() {
-		if !r.At.Before(since) && len(r.Texts) > 0 && r.Texts[len(r.Texts)-1] == "user: "+registry.WakeNotice {
-			return r.At, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // noticesSent is how many times the notice stands as a user's prompt in the

@@ -92,11 +92,39 @@ func Start(log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
+// CodexConfig is the head of a Codex config.toml that has Codex use the fake
+// as its model provider, with the API key in $OPENAI_API_KEY. Codex then starts
+// offline; its built-in provider, pointed here by OPENAI_BASE_URL, still
+// reaches for the network while it starts.
+func (s *Server) CodexConfig() string {
+	return fmt.Sprintf(`model = "gpt-5"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "OPENAI_API_KEY"
+`, s.URL+"/v1")
+}
+
 // Requests is every response request so far, oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Prompted is when the fake first got a request, at or after since, whose
+// last text is the user's prompt text: a prompt submitted to the model, ok
+// false when none has come.
+func (s *Server) Prompted(text string, since time.Time) (at time.Time, ok bool) {
+	for _, r := range s.Requests() {
+		if !r.At.Before(since) && len(r.Texts) > 0 && r.Texts[len(r.Texts)-1] == "user: "+text {
+			return r.At, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // input is the part of a response request the fake reads: the messages of its

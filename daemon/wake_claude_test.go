@@ -107,7 +107,7 @@ func wakeLines(log string) string {
 // the notice typed and submitted (noticeWithin): the fake API receives it as
 // the user's prompt. Mail filed while the box holds a draft leaves the draft as
 // it is, for 2 ticks and the stillness wait. (A Codex row's wake is
-// integration's TestWakeRealCodexRow.)
+// TestWakeRealCodex's.)
 func TestWakeRealClaude(t *testing.T) {
 	t.Parallel()
 	claude := agentBinary(t, "claude", "@anthropic-ai/claude-code")

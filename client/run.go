@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
@@ -18,7 +20,7 @@ import (
 // terminal tty on it: an agent a person starts with sotd run in front is a
 // row, so the daemon's typed wake reaches it while it is idle. The row holds
 // the handle the agent would join as here and runs with environ, this
-// shell's environment. A detach leaves the row running; the program's exit
+// shell's environment, on a terminal of tty's size. A detach leaves the row running; the program's exit
 // removes the row (its last screen was just on this terminal) and is Run's
 // exit code. Without a terminal or a daemon nothing is started.
 func (s *Session) Run(argv []string, tty *os.File, environ []string) int {
@@ -45,7 +47,8 @@ func (s *Session) Run(argv []string, tty *os.File, environ []string) int {
 		return ExitFailed
 	}
 	agent := cmp.Or(ancestry.AgentOf(argv), string(rows.Other))
-	id, code := s.spawn(wire.WorkspaceSpawn{Handle: handle, Agent: agent, Argv: argv, Env: RunEnv(environ)})
+	cols, lines := rowSize(tty)
+	id, code := s.spawn(wire.WorkspaceSpawn{Handle: handle, Agent: agent, Argv: argv, Env: RunEnv(environ), Cols: cols, Rows: lines})
 	if code != ExitOK {
 		return code
 	}
@@ -64,6 +67,17 @@ func (s *Session) Run(argv []string, tty *os.File, environ []string) int {
 		return ExitFailed
 	}
 	return *exited
+}
+
+// rowSize is the size of the terminal tty, as a row can take it: a row keeps
+// its size when attached to, so one of this terminal's is drawn as it would be
+// on it. 0, 0 (the daemon's size) when the terminal does not say.
+func rowSize(tty *os.File) (cols, lines int) {
+	cols, lines, err := term.GetSize(int(tty.Fd()))
+	if err != nil || cols <= 0 || lines <= 0 {
+		return 0, 0
+	}
+	return min(max(cols, rows.MinCols), rows.MaxSide), min(max(lines, rows.MinRows), rows.MaxSide)
 }
 
 // runHandle is the handle the agent would join as if started here without

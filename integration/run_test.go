@@ -79,6 +79,9 @@ func TestRun(t *testing.T) {
 			if got := b.must("", "rows"); !regexp.MustCompile(`(?m)^` + id + ` +(Starting|Ready) +other +@` + handle + ` +Proj$`).MatchString(got) {
 				t.Fatalf("the row is not listed under @%s:\n%s", handle, got)
 			}
+			if got := b.must("", "rows", "screen", id); !regexp.MustCompile(`(?m)^cols=130 rows=45 `).MatchString(got) {
+				t.Fatalf("the row is not the size of the terminal sotd run runs on (130x45):\n%s", got)
+			}
 			b.must("bob", "join")
 			b.must("bob", "send", "@"+handle, "hello agent")
 			typeLine(term, "poll")

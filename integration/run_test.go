@@ -43,15 +43,21 @@ func TestRun(t *testing.T) {
 					t.Skip("tmux is not installed")
 				}
 			}
-			refused := func(env []string, line string) {
+			refused := func(env []string, line string, argv ...string) {
 				t.Helper()
-				term, done := onTerminal(t, b, t.TempDir(), env, "run", "--", "/bin/sh", "-c", fakeAgent)
+				if argv == nil {
+					argv = []string{"/bin/sh", "-c", fakeAgent}
+				}
+				term, done := onTerminal(t, b, t.TempDir(), env, append([]string{"run", "--"}, argv...)...)
 				waitEnd(t, term, done, 1)
-				testutil.Eventually(t, 5*time.Second, "the refusal", func() bool { return term.Contains(line) })
+				if !testutil.Within(5*time.Second, func() bool { return term.Contains(line) }) {
+					t.Fatalf("no line %q on the terminal:\n%s", line, term.String())
+				}
 			}
 			refused(nil, "FAILED: no sotd daemon found; start one with sotd serve (looked at "+b.socket()+"); nothing was started")
 			b.serve()
 			refused([]string{"SOT_WORKSPACE_ID=ws-other"}, "FAILED: this shell runs in row ws-other, and sotd run puts a terminal outside any row on a new one; nothing was started")
+			refused(nil, "/no/such/agent: no such file or directory; no row was started", "/no/such/agent")
 			b.extra = nil
 			proj := filepath.Join(t.TempDir(), "Proj")
 			if err := os.Mkdir(proj, 0o700); err != nil {

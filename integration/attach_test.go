@@ -55,28 +55,7 @@ func TestAttach(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Eventually(t, 10*time.Second, "the row's answer to what was typed", func() bool { return term.Contains("got:hello") })
-			// The key is pressed again until the client leaves: a tmux client
-			// still reading its terminal's answers to its start-up queries can
-			// take a key as part of one (seen on a loaded machine).
-			detached := false
-			var attachErr error
-			testutil.Within(10*time.Second, func() bool {
-				if _, err := term.tty.Write([]byte(tc.detach)); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case attachErr = <-done:
-					detached = true
-				case <-time.After(500 * time.Millisecond):
-				}
-				return detached
-			})
-			if !detached {
-				t.Fatalf("sotd attach did not end after the detach key:\n%s", term.String())
-			}
-			if attachErr != nil {
-				t.Fatalf("sotd attach after the detach key: %v\n%s", attachErr, term.String())
-			}
+			pressUntilEnd(t, term, done, tc.detach, 0)
 			testutil.Eventually(t, 5*time.Second, "the detach line", func() bool {
 				return term.Contains("detached from row " + id + "; it runs on")
 			})

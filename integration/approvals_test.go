@@ -91,31 +91,7 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 	api.Plan(registry.WakeNotice, "comm-poll.sh", "sotd send @Tester '"+reply+"'")
 
 	b := newBox(t, "box")
-	scratch := filepath.Dir(b.home)
-	proj := filepath.Join(scratch, "proj")
-	if err := os.Mkdir(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if proj, err = filepath.EvalSymlinks(proj); err != nil {
-		t.Fatal(err)
-	}
-	const key = "sk-ant-api03-sotd-approvals-test-00000000000000000000000000000000000"
-	cfg, err := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-		"customApiKeyResponses":  map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(scratch, ".claude.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	b.extra = []string{
-		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME=" + scratch, "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-	}
+	proj := offlineClaude(t, b, api)
 	install := []string{"hooks", "install", "--claude"}
 	if !perms {
 		install = append(install, "--no-permissions")
@@ -213,4 +189,39 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 		t.Errorf("Claude Code asks before a mail command (%q):\n%s", dialog(s), s)
 	}
 	t.Logf("%s: install, spawn, mail polled and answered with no dialog: %v", claude, time.Since(started).Round(10*time.Millisecond))
+}
+
+// offlineClaude makes box b's processes run the real Claude Code offline
+// against api: a fresh HOME in which Claude Code has been onboarded, trusts the
+// folder proj (returned, made there) and takes the API key it is given, and
+// sotd first on PATH. The install of sotd's hooks is the caller's.
+func offlineClaude(t *testing.T, b *box, api *fakeclaude.Server) (proj string) {
+	t.Helper()
+	scratch := filepath.Dir(b.home)
+	proj = filepath.Join(scratch, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	proj, err := filepath.EvalSymlinks(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "sk-ant-api03-sotd-approvals-test-00000000000000000000000000000000000"
+	cfg, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+		"customApiKeyResponses":  map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(scratch, ".claude.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.extra = []string{
+		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + scratch, "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + api.URL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	}
+	return proj
 }

@@ -46,14 +46,7 @@ var dialogs = []string{"requires approval", "Do you want to proceed?", "Auto mod
 // newest Claude Code runs too when SOTD_CLAUDE_NEWEST names its binary.
 func TestClaudeMailNeedsNoApproval(t *testing.T) {
 	t.Parallel()
-	claude, err := exec.LookPath("claude")
-	switch {
-	case err == nil:
-	case os.Getenv("CI") != "":
-		t.Fatal("claude is not on PATH and CI is set: .ci/run must `npm install -g @anthropic-ai/claude-code`")
-	default:
-		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run sotd's mail under the real Claude Code")
-	}
+	claude := realClaude(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not on PATH: the rows would run on the built-in screen, which this test does not read")
 	}
@@ -189,6 +182,21 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 		t.Errorf("Claude Code asks before a mail command (%q):\n%s", dialog(s), s)
 	}
 	t.Logf("%s: install, spawn, mail polled and answered with no dialog: %v", claude, time.Since(started).Round(10*time.Millisecond))
+}
+
+// realClaude is the real Claude Code on PATH: skipped without it, failed
+// without it under CI, whose .ci/run installs it.
+func realClaude(t *testing.T) string {
+	t.Helper()
+	claude, err := exec.LookPath("claude")
+	switch {
+	case err == nil:
+	case os.Getenv("CI") != "":
+		t.Fatal("claude is not on PATH and CI is set: .ci/run must `npm install -g @anthropic-ai/claude-code`")
+	default:
+		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run sotd's mail under the real Claude Code")
+	}
+	return claude
 }
 
 // offlineClaude makes box b's processes run the real Claude Code offline

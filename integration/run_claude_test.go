@@ -26,14 +26,7 @@ import (
 // removes the row. The newest Claude Code runs too when SOTD_CLAUDE_NEWEST
 // names its binary.
 func TestRunClaude(t *testing.T) {
-	claude, err := exec.LookPath("claude")
-	switch {
-	case err == nil:
-	case os.Getenv("CI") != "":
-		t.Fatal("claude is not on PATH and CI is set: .ci/run must `npm install -g @anthropic-ai/claude-code`")
-	default:
-		t.Skip("claude is not on PATH")
-	}
+	claude := realClaude(t)
 	for _, tc := range []struct{ agent, bin, backend string }{
 		{"path", claude, "pty"}, {"path", claude, "tmux"},
 		{"newest", os.Getenv(newestClaudeEnv), "pty"}, {"newest", os.Getenv(newestClaudeEnv), "tmux"},

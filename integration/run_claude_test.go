@@ -58,8 +58,8 @@ func TestRunClaude(t *testing.T) {
 			b.extra = client
 
 			term, done := onTerminal(t, b, proj, nil, "run", "--", claude)
-			testutil.Eventually(t, agentStep, "the row's start line", func() bool { return runRowID.MatchString(term.String()) })
-			id := runRowID.FindStringSubmatch(term.String())[1]
+			testutil.Eventually(t, agentStep, "the row", func() bool { return rowID.MatchString(b.must("", "rows")) })
+			id := onlyRow(t, b)
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("the row shows:\n%s\nthe tool results: %q", b.run("", "", "rows", "screen", id).stdout, api.ToolResults())

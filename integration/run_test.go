@@ -20,7 +20,19 @@ import (
 // anything else is echoed.
 const fakeAgent = `echo AGENT-READY; while IFS= read -r l; do case $l in poll) "$SOTD_BIN" poll;; exit*) exit ${l#exit };; *) echo "got:$l";; esac; done`
 
-var runRowID = regexp.MustCompile(`sotd run: row (ws-[a-z2-7]{10}) runs`)
+var rowID = regexp.MustCompile(`ws-[a-z2-7]{10}`)
+
+// onlyRow is the id of box b's one row. sotd run prints the id as it starts
+// the row, but a tmux client that starts at once can flush that line off the
+// terminal before the test reads it.
+func onlyRow(t *testing.T, b *box) string {
+	t.Helper()
+	ids := rowID.FindAllString(b.must("", "rows"), -1)
+	if len(ids) != 1 {
+		t.Fatalf("the box runs rows %q, want one", ids)
+	}
+	return ids[0]
+}
 
 // TestRun starts an agent with sotd run on a terminal the test holds, on each
 // backend. With no daemon, or from inside a row, nothing starts. Then the row is listed under the handle sotd join derives in the folder,
@@ -69,10 +81,10 @@ func TestRun(t *testing.T) {
 			run := func() (*terminal, <-chan error, string) {
 				t.Helper()
 				term, done := onTerminal(t, b, proj, env, "run", "--", "/bin/sh", "-c", fakeAgent)
-				testutil.Eventually(t, 20*time.Second, "the row's start line and the agent's screen", func() bool {
-					return runRowID.MatchString(term.String()) && term.Contains("AGENT-READY")
-				})
-				return term, done, runRowID.FindStringSubmatch(term.String())[1]
+				if !testutil.Within(20*time.Second, func() bool { return term.Contains("AGENT-READY") }) {
+					t.Fatalf("no agent's screen within 20s:\n%s", term.String())
+				}
+				return term, done, onlyRow(t, b)
 			}
 			typeLine := func(term *terminal, line string) {
 				t.Helper()

@@ -19,10 +19,11 @@ import (
 // Run starts argv as a row of this box's daemon in this folder and puts the
 // terminal tty on it: an agent a person starts with sotd run in front is a
 // row, so the daemon's typed wake reaches it while it is idle. The row holds
-// the handle the agent would join as here and runs with environ, this
-// shell's environment, on a terminal of tty's size. A detach leaves the row running; the program's exit
-// removes the row (its last screen was just on this terminal) and is Run's
-// exit code. Without a terminal or a daemon nothing is started.
+// the handle the agent would join as here and runs with environ, this shell's
+// environment, on a terminal of tty's size. A detach leaves the row running;
+// the program's exit removes the row (its last screen was just on this
+// terminal) and is Run's exit code. Without a terminal or a daemon nothing is
+// started.
 func (s *Session) Run(argv []string, tty *os.File, environ []string) int {
 	switch {
 	case !isTerminal(tty):
@@ -125,5 +126,5 @@ func RunEnv(environ []string) []string {
 	return env
 }
 
-// terminalEnv describe the terminal sotd run was started in, not the row's.
+// terminalEnv describes the terminal sotd run was started in, not the row's.
 var terminalEnv = []string{"TERM", "TMUX", "TMUX_PANE", "COLUMNS", "LINES"}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -28,42 +29,129 @@ const tmuxDetach = "C-b d"
 // Attach puts the terminal tty (this process's stdin, in raw mode while
 // attached) on row id: a tmux row through a tmux client on the rows' private
 // socket, a PTY row through the daemon, which owns the PTY and relays it. It
-// says first how to detach without ending the row.
+// says first how to detach without ending the row, and at the end how the
+// attachment ended.
 func (s *Session) Attach(id string, tty *os.File) int {
-	if !term.IsTerminal(int(tty.Fd())) {
-		s.out("FAILED: sotd attach needs a terminal on its standard input; nothing was attached (sotd rows screen %s prints the row's screen)", id)
-		return ExitFailed
-	}
-	var list wire.WorkspaceList
-	if err := s.CallDaemon(wire.OpWorkspaceList, struct{}{}, &list); err != nil {
-		s.out("FAILED: %v; nothing was attached", err)
-		return ExitFailed
-	}
-	var row *wire.Workspace
-	for i := range list.Workspaces {
-		if list.Workspaces[i].ID == id {
-			row = &list.Workspaces[i]
-		}
-	}
+	code, exited := s.attach(id, tty)
 	switch {
-	case row == nil:
-		s.out("FAILED: this box's daemon runs no row %s (sotd rows lists its rows); nothing was attached", id)
-		return ExitFailed
-	case row.Backend == "tmux":
-		return s.attachTmux(id, tty)
-	case row.ExitCode != nil:
-		s.out("FAILED: row %s is %s, so there is nothing to type into; sotd rows screen %s shows its last screen", id, RowPhase(*row), id)
-		return ExitFailed
+	case exited != nil && code != ExitOK:
+		s.out("FAILED: row %s is stopped (%s), so there is nothing to attach to; sotd rows screen %s shows its last screen", id, exitSentence(*exited), id)
+	case exited != nil:
+		s.out("row %s stopped: %s; sotd rows screen %s shows its last screen", id, exitSentence(*exited), id)
 	}
-	return s.attachPTY(id, tty)
+	return code
 }
 
-// attachTmux runs a tmux client on the row's session, on this terminal.
-func (s *Session) attachTmux(id string, tty *os.File) int {
+// attach is Attach but for the line that says the row's program exited:
+// exited is its exit status (-1 for a signal) once the row is Stopped, which
+// the caller says in its own words; nil while the row runs on or when how it
+// ended cannot be read. A row Stopped before anything was attached gives
+// ExitFailed with its status.
+func (s *Session) attach(id string, tty *os.File) (code int, exited *int) {
+	if !isTerminal(tty) {
+		s.out("FAILED: sotd attach needs a terminal on its standard input; nothing was attached (sotd rows screen %s prints the row's screen)", id)
+		return ExitFailed, nil
+	}
+	row, err := s.row(id)
+	switch {
+	case err != nil:
+		s.out("FAILED: %v; nothing was attached", err)
+		return ExitFailed, nil
+	case row == nil:
+		s.out("FAILED: this box's daemon runs no row %s (sotd rows lists its rows); nothing was attached", id)
+		return ExitFailed, nil
+	case row.ExitCode != nil:
+		return ExitFailed, row.ExitCode
+	}
+	var why string
+	if row.Backend == "tmux" {
+		code, why = s.attachTmux(id, tty)
+	} else {
+		code, why = s.attachPTY(id, tty)
+	}
+	if code != ExitOK {
+		return code, nil
+	}
+	return s.attachEnded(id, why)
+}
+
+// attachEnded reads how an attachment ended (why is "" for a detach) and says
+// so, but for a program's exit, which it returns. The PTY's output can end a
+// moment before the daemon has reaped the program, so an end for another
+// reason than a detach waits, briefly, to read the exit status.
+func (s *Session) attachEnded(id, why string) (code int, exited *int) {
+	wait := time.Duration(0)
+	if why != "" {
+		wait = reapWait
+	}
+	row, err := s.rowSettled(id, wait)
+	switch {
+	case err != nil:
+		s.out("FAILED: the attachment to row %s ended and the row cannot be read: %v", id, err)
+		return ExitFailed, nil
+	case row == nil:
+		s.out("row %s was removed while this terminal was on it (sotd rows lists the rows)", id)
+		return ExitFailed, nil
+	case row.ExitCode != nil:
+		return ExitOK, row.ExitCode
+	case why == "":
+		s.out("detached from row %s; it runs on (sotd attach %s goes back)", id, id)
+	default:
+		s.out("row %s ended the attachment: %s; it runs on (sotd attach %s goes back)", id, why, id)
+	}
+	return ExitOK, nil
+}
+
+// reapWait bounds how long an attachment that ended with its row's output
+// waits for the row to read as Stopped.
+const reapWait = 5 * time.Second
+
+// row is row id as workspace.list shows it, nil when the daemon runs none.
+func (s *Session) row(id string) (*wire.Workspace, error) {
+	var list wire.WorkspaceList
+	if err := s.CallDaemon(wire.OpWorkspaceList, struct{}{}, &list); err != nil {
+		return nil, err
+	}
+	for i := range list.Workspaces {
+		if list.Workspaces[i].ID == id {
+			return &list.Workspaces[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// rowSettled is row id once it reads as Stopped, or as it is after wait.
+func (s *Session) rowSettled(id string, wait time.Duration) (*wire.Workspace, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		row, err := s.row(id)
+		if err != nil || row == nil || row.ExitCode != nil || time.Now().After(deadline) {
+			return row, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// exitSentence says how a row's program ended, from its exit status.
+func exitSentence(code int) string {
+	if code < 0 {
+		return "its program was killed by a signal"
+	}
+	return fmt.Sprintf("its program exited with status %d", code)
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// attachTmux runs a tmux client on the row's session, on this terminal, and
+// detaches it when the row's program exits: a dead pane stays (so its last
+// screen is kept), and a person would otherwise be left looking at it. why is
+// "" (tmux ends a client only by a detach).
+func (s *Session) attachTmux(id string, tty *os.File) (code int, why string) {
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
 		s.out("FAILED: row %s runs on tmux, but no tmux is on PATH (%v); nothing was attached", id, err)
-		return ExitFailed
+		return ExitFailed, ""
 	}
 	detach := tmuxDetach
 	if os.Getenv("TMUX") != "" {
@@ -71,18 +159,24 @@ func (s *Session) attachTmux(id string, tty *os.File) int {
 		detach = "C-b C-b d (this terminal is inside tmux too)"
 	}
 	s.out("attaching to row %s (tmux): press %s to detach; the row keeps running", id, detach)
-	cmd := exec.Command(bin, "-S", rows.TmuxSocket(s.Home, s.Host), "attach-session", "-t", "="+id,
-		";", "display-message", "-d", "4000", "sotd attach: "+detach+" detaches; the row keeps running")
+	// The hook detaches every client when the pane dies; the if-shell, a pane
+	// that died between the phase read above and this attach, before any hook.
+	// Row ids are letters, digits, '-' and '_', so they need no quoting here.
+	session, window := "="+id, "="+id+":"
+	cmd := exec.Command(bin, "-S", rows.TmuxSocket(s.Home, s.Host),
+		"set-hook", "-t", window, "pane-died", "detach-client -s "+session, ";",
+		"attach-session", "-t", session, ";",
+		"if-shell", "-F", "-t", window, "#{pane_dead}", "detach-client", ";",
+		"display-message", "-d", "4000", "sotd attach: "+detach+" detaches; the row keeps running")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	// tmux refuses to start inside a tmux it finds in $TMUX; this one is
 	// another server, so nesting is what the person asked for.
 	cmd.Env = withoutVar(os.Environ(), "TMUX")
 	if err := cmd.Run(); err != nil {
 		s.out("FAILED: tmux attach to row %s: %v", id, err)
-		return ExitFailed
+		return ExitFailed, ""
 	}
-	s.out("detached from row %s; it runs on (sotd attach %s goes back)", id, id)
-	return ExitOK
+	return ExitOK, ""
 }
 
 func withoutVar(env []string, k string) []string {
@@ -98,15 +192,16 @@ func withoutVar(env []string, k string) []string {
 // attachPTY relays the row through the daemon: pty.attach streams what the
 // row draws to the terminal, and what is typed goes back as pty.input, until
 // the detach key or the row's program exits. The row keeps its size (as a tmux
-// row does), so a terminal smaller than the row shows it wrapped.
-func (s *Session) attachPTY(id string, tty *os.File) int {
+// row does), so a terminal smaller than the row shows it wrapped. why is the
+// daemon's reason when the relay ended without the detach key.
+func (s *Session) attachPTY(id string, tty *os.File) (code int, why string) {
 	sock := s.Home.Socket(s.Host)
 	ctx, cancel := context.WithTimeout(context.Background(), DaemonWait)
 	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
 	cancel()
 	if err != nil {
 		s.out("FAILED: %s; nothing was attached", daemonFailure(sock, err, ""))
-		return ExitFailed
+		return ExitFailed, ""
 	}
 	defer c.Close()
 
@@ -114,7 +209,7 @@ func (s *Session) attachPTY(id string, tty *os.File) int {
 	old, err := term.MakeRaw(int(tty.Fd()))
 	if err != nil {
 		s.out("FAILED: the terminal cannot be put in raw mode (%v); nothing was attached", err)
-		return ExitFailed
+		return ExitFailed, ""
 	}
 	var screen altScreen
 	restore := func() {
@@ -147,16 +242,14 @@ func (s *Session) attachPTY(id string, tty *os.File) int {
 	restore()
 	select {
 	case <-detached:
-		s.out("detached from row %s; it runs on (sotd attach %s goes back)", id, id)
-		return ExitOK
+		return ExitOK, ""
 	default:
 	}
 	if err != nil {
 		s.out("FAILED: attach to row %s: %s", id, daemonFailure(sock, err, ""))
-		return ExitFailed
+		return ExitFailed, ""
 	}
-	s.out("row %s ended the attachment: %s (sotd rows shows how it ended)", id, answer.Why)
-	return ExitOK
+	return ExitOK, answer.Why
 }
 
 // typeInto sends what is typed on the terminal to the row, up to the detach

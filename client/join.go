@@ -88,12 +88,7 @@ func (s *Session) Join(a JoinArgs) int {
 	candidates := registry.Tiers(root, s.Host)
 	asked := append([]string{explicit, self.Name}, candidates[:]...)
 	ruling := s.daemonRuling(asked)
-	heldBy := func(d *registry.Doc, h string) string {
-		if row, ok := ruling[h]; ok {
-			return row
-		}
-		return s.heldByRow(d, h)
-	}
+	heldBy := func(d *registry.Doc, h string) string { return s.holder(ruling, d, h) }
 
 	var name string
 	var notes []string
@@ -132,17 +127,10 @@ func (s *Session) Join(a JoinArgs) int {
 			if pinned && !a.Repin {
 				notes = append(notes, fmt.Sprintf("comm: @%s (named by this session's self file) is held by a row; joining as this session's own derived handle", self.Name))
 			}
-			held := func(h string) bool {
-				_, live := others[h]
-				return ruling[h] != "" || live
-			}
 			var tier int
-			name, tier = registry.DeriveHandle(root, s.Host, s.Row, d, held)
-			if tier == 0 {
-				if o, live := others[candidates[0]]; live {
-					return errAllLive{root, candidates, o}
-				}
-				return fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(candidates[:], ", "))
+			var err error
+			if name, tier, err = s.derive(d, root, ruling, others); err != nil {
+				return err
 			}
 			if tier > 1 && heldBy(d, candidates[0]) != "" {
 				notes = append(notes, fmt.Sprintf("comm: @%s is held by a row; a session outside any row joins as @%s", candidates[0], name))
@@ -214,6 +202,32 @@ func (s *Session) Join(a JoinArgs) int {
 	return ExitOK
 }
 
+// derive is sot_derive_handle for a session that names no handle: the first
+// of root's tiers (1 to 3, returned) that no row holds, by the daemon's ruling
+// or the registry's binding, and no other live session on this box pins.
+func (s *Session) derive(d *registry.Doc, root string, ruling map[string]string, others map[string]holder) (name string, tier int, err error) {
+	ruled := func(h string) registry.Ruling {
+		row, answered := ruling[h]
+		_, live := others[h]
+		switch {
+		case row != "" || live:
+			return registry.Held
+		case answered:
+			return registry.Cleared
+		}
+		return registry.NoRuling
+	}
+	name, tier = registry.DeriveHandle(root, s.Host, s.Row, d, ruled)
+	if tier > 0 {
+		return name, tier, nil
+	}
+	candidates := registry.Tiers(root, s.Host)
+	if o, live := others[candidates[0]]; live {
+		return "", 0, errAllLive{root, candidates, o}
+	}
+	return "", 0, fmt.Errorf("every derived handle for %s (%s) is held by another project or row; join with --name", root, strings.Join(candidates[:], ", "))
+}
+
 // errLiveHolder refuses an explicit name another live session on this box pins.
 type errLiveHolder struct {
 	handle string
@@ -239,9 +253,11 @@ func (e errAllLive) Error() string {
 
 // daemonRuling asks this box's daemon, before the registry lock, which of the
 // handles a row holds (agent.join with an empty workspace_id): the daemon knows
-// rows the registry may not show yet. Only a session outside any row asks; a
-// join from inside a row may take its handle back. No daemon, or a failed call,
-// gives no ruling, and the registry's binding decides alone.
+// rows the registry may not show yet, and rows that ended though the registry
+// still binds them. The answer maps a held handle to its row, a cleared one to
+// "". Only a session outside any row asks; a join from inside a row may take its
+// handle back. No daemon, or a failed call, gives no ruling on the handles not
+// yet asked, and the registry's binding decides them alone.
 func (s *Session) daemonRuling(handles []string) map[string]string {
 	ruling := map[string]string{}
 	if s.Row != "" {
@@ -255,11 +271,23 @@ func (s *Session) daemonRuling(handles []string) map[string]string {
 		if err := s.CallDaemon(wire.OpAgentJoin, wire.AgentJoin{Handle: h}, &res); err != nil {
 			return ruling
 		}
-		if res.Answer == wire.JoinHeld {
+		switch res.Answer {
+		case wire.JoinHeld:
 			ruling[h] = cmp.Or(res.Row, "unknown")
+		case wire.JoinOK:
+			ruling[h] = ""
 		}
 	}
 	return ruling
+}
+
+// holder names the row that holds h, "" for none: the daemon's ruling, else
+// the registry's binding.
+func (s *Session) holder(ruling map[string]string, d *registry.Doc, h string) string {
+	if row, ok := ruling[h]; ok {
+		return row
+	}
+	return s.heldByRow(d, h)
 }
 
 // heldByRow names the row that holds name when it is not this session's own.

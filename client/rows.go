@@ -17,10 +17,19 @@ import (
 // made absolute here (the daemon runs elsewhere) and names the row when no
 // label is given.
 func (s *Session) Spawn(req wire.WorkspaceSpawn) int {
+	id, code := s.spawn(req)
+	if code == ExitOK {
+		s.out("%s", id)
+	}
+	return code
+}
+
+// spawn is Spawn but for printing the new row's id, which it returns.
+func (s *Session) spawn(req wire.WorkspaceSpawn) (id string, code int) {
 	cwd, err := absFolder(req.Cwd, s.Cwd)
 	if err != nil {
 		s.out("FAILED: %v; no row was started", err)
-		return ExitFailed
+		return "", ExitFailed
 	}
 	req.Cwd = cwd
 	if req.Label == "" {
@@ -28,10 +37,9 @@ func (s *Session) Spawn(req wire.WorkspaceSpawn) int {
 	}
 	var ref wire.WorkspaceRef
 	if code := s.callPrinting(wire.OpWorkspaceSpawn, req, &ref, "no row was started"); code != ExitOK {
-		return code
+		return "", code
 	}
-	s.out("%s", ref.WorkspaceID)
-	return ExitOK
+	return ref.WorkspaceID, ExitOK
 }
 
 // absFolder is dir made absolute against cwd, cwd itself when dir is "".

@@ -99,7 +99,7 @@ func (m *rowsManager) signal() {
 // fails gives the handle back as it was, so no mail files to a row that never
 // ran.
 func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
-	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: append(req.Env, m.home.RowPath(req.Env))}
+	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: append(req.Env, m.home.RowPath(req.Env)), Cols: req.Cols, Rows: req.Rows}
 	undo := func() error { return nil }
 	if spec.Handle != "" {
 		if err := home.CheckHandle(spec.Handle); err != nil {

@@ -46,14 +46,7 @@ var dialogs = []string{"requires approval", "Do you want to proceed?", "Auto mod
 // newest Claude Code runs too when SOTD_CLAUDE_NEWEST names its binary.
 func TestClaudeMailNeedsNoApproval(t *testing.T) {
 	t.Parallel()
-	claude, err := exec.LookPath("claude")
-	switch {
-	case err == nil:
-	case os.Getenv("CI") != "":
-		t.Fatal("claude is not on PATH and CI is set: .ci/run must `npm install -g @anthropic-ai/claude-code`")
-	default:
-		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run sotd's mail under the real Claude Code")
-	}
+	claude := realClaude(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not on PATH: the rows would run on the built-in screen, which this test does not read")
 	}
@@ -91,31 +84,7 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 	api.Plan(registry.WakeNotice, "comm-poll.sh", "sotd send @Tester '"+reply+"'")
 
 	b := newBox(t, "box")
-	scratch := filepath.Dir(b.home)
-	proj := filepath.Join(scratch, "proj")
-	if err := os.Mkdir(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if proj, err = filepath.EvalSymlinks(proj); err != nil {
-		t.Fatal(err)
-	}
-	const key = "sk-ant-api03-sotd-approvals-test-00000000000000000000000000000000000"
-	cfg, err := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-		"customApiKeyResponses":  map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(scratch, ".claude.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	b.extra = []string{
-		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME=" + scratch, "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-	}
+	proj := offlineClaude(t, b, api)
 	install := []string{"hooks", "install", "--claude"}
 	if !perms {
 		install = append(install, "--no-permissions")
@@ -213,4 +182,54 @@ func mailWithoutDialog(t *testing.T, claude string, perms bool) {
 		t.Errorf("Claude Code asks before a mail command (%q):\n%s", dialog(s), s)
 	}
 	t.Logf("%s: install, spawn, mail polled and answered with no dialog: %v", claude, time.Since(started).Round(10*time.Millisecond))
+}
+
+// realClaude is the real Claude Code on PATH: skipped without it, failed
+// without it under CI, whose .ci/run installs it.
+func realClaude(t *testing.T) string {
+	t.Helper()
+	claude, err := exec.LookPath("claude")
+	switch {
+	case err == nil:
+	case os.Getenv("CI") != "":
+		t.Fatal("claude is not on PATH and CI is set: .ci/run must `npm install -g @anthropic-ai/claude-code`")
+	default:
+		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run sotd's mail under the real Claude Code")
+	}
+	return claude
+}
+
+// offlineClaude makes box b's processes run the real Claude Code offline
+// against api: a fresh HOME in which Claude Code has been onboarded, trusts the
+// folder proj (returned, made there) and takes the API key it is given, and
+// sotd first on PATH. The install of sotd's hooks is the caller's.
+func offlineClaude(t *testing.T, b *box, api *fakeclaude.Server) (proj string) {
+	t.Helper()
+	scratch := filepath.Dir(b.home)
+	proj = filepath.Join(scratch, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	proj, err := filepath.EvalSymlinks(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "sk-ant-api03-sotd-approvals-test-00000000000000000000000000000000000"
+	cfg, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+		"customApiKeyResponses":  map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(scratch, ".claude.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.extra = []string{
+		"PATH=" + filepath.Dir(sotdBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + scratch, "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + api.URL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	}
+	return proj
 }

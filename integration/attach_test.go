@@ -55,28 +55,7 @@ func TestAttach(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Eventually(t, 10*time.Second, "the row's answer to what was typed", func() bool { return term.Contains("got:hello") })
-			// The key is pressed again until the client leaves: a tmux client
-			// still reading its terminal's answers to its start-up queries can
-			// take a key as part of one (seen on a loaded machine).
-			detached := false
-			var attachErr error
-			testutil.Within(10*time.Second, func() bool {
-				if _, err := term.tty.Write([]byte(tc.detach)); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case attachErr = <-done:
-					detached = true
-				case <-time.After(500 * time.Millisecond):
-				}
-				return detached
-			})
-			if !detached {
-				t.Fatalf("sotd attach did not end after the detach key:\n%s", term.String())
-			}
-			if attachErr != nil {
-				t.Fatalf("sotd attach after the detach key: %v\n%s", attachErr, term.String())
-			}
+			pressUntilEnd(t, term, done, tc.detach, 0)
 			testutil.Eventually(t, 5*time.Second, "the detach line", func() bool {
 				return term.Contains("detached from row " + id + "; it runs on")
 			})
@@ -88,10 +67,8 @@ func TestAttach(t *testing.T) {
 			if screen := b.must("", "rows", "screen", id); !strings.Contains(screen, "got:hello") {
 				t.Errorf("the row's screen lost what was typed while attached:\n%s", screen)
 			}
-			if tc.backend != "pty" {
-				return
-			}
-			// A row whose program exits while attached ends the relay and says so.
+			// A row whose program exits while attached ends the attachment (a
+			// tmux client too, though the dead pane stays) and says how.
 			term, done = attach(t, b, id)
 			testutil.Eventually(t, 10*time.Second, "the row's screen again", func() bool { return term.Contains("got:hello") })
 			if _, err := term.tty.Write([]byte{0x04}); err != nil { // end of input: the row's loop ends
@@ -106,7 +83,7 @@ func TestAttach(t *testing.T) {
 				t.Fatalf("sotd attach did not end with its row:\n%s", term.String())
 			}
 			testutil.Eventually(t, 5*time.Second, "the line that the row ended", func() bool {
-				return term.Contains("row " + id + " ended the attachment: its program exited")
+				return term.Contains("row " + id + " stopped: its program exited with status 0; sotd rows screen " + id + " shows its last screen")
 			})
 		})
 	}
@@ -122,9 +99,16 @@ type terminal struct {
 // returns the terminal and the command's end.
 func attach(t *testing.T, b *box, id string) (*terminal, <-chan error) {
 	t.Helper()
-	cmd := exec.Command(sotdBin, "attach", id)
-	cmd.Env = append(b.env(""), "TERM=xterm-256color")
-	cmd.Dir = t.TempDir()
+	return onTerminal(t, b, t.TempDir(), nil, "attach", id)
+}
+
+// onTerminal runs sotd args in dir, with env added to the box's, on a new pty
+// of 130x45 and returns the terminal and the command's end.
+func onTerminal(t *testing.T, b *box, dir string, env []string, args ...string) (*terminal, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(sotdBin, args...)
+	cmd.Env = append(append(b.env(""), "TERM=xterm-256color"), env...)
+	cmd.Dir = dir
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 130, Rows: 45})
 	if err != nil {
 		t.Fatal(err)

@@ -111,20 +111,36 @@ func dirName(p string) string {
 // with an empty handle means every tier is held and the caller asks for an
 // explicit --name.
 //
-// heldByRow, when not nil, is the daemon's ruling: a tier it names as held by a
-// row is held whatever the registry says.
-func DeriveHandle(root, host, row string, d *Doc, heldByRow func(handle string) bool) (handle string, tier int) {
+// ruling, when not nil, is the daemon's: a tier it holds (a row it runs) is held
+// whatever the registry says, and a tier it clears is not held by the row the
+// registry binds it to, which has ended; the registry's binding decides a tier
+// it does not rule on.
+func DeriveHandle(root, host, row string, d *Doc, ruling func(handle string) Ruling) (handle string, tier int) {
 	for i, t := range Tiers(root, host) {
-		if heldByRow != nil && heldByRow(t) {
+		r := NoRuling
+		if ruling != nil {
+			r = ruling(t)
+		}
+		if r == Held {
 			continue
 		}
 		e, held := d.Agents[t]
-		if !held || e.Root == root && !e.BoundElsewhere(row) {
+		if !held || e.Root == root && (r == Cleared || !e.BoundElsewhere(row)) {
 			return t, i + 1
 		}
 	}
 	return "", 0
 }
+
+// Ruling is the daemon's answer on one handle for a join from outside any row
+// (agent.join with no row id).
+type Ruling int
+
+const (
+	NoRuling Ruling = iota // no daemon answered: the registry's binding decides
+	Held                   // a row it has not seen end holds the handle
+	Cleared                // no row holds it: a binding names a row that ended
+)
 
 // BoundElsewhere reports whether the entry names a row other than row as its
 // holder; an entry with no workspace_id is bound to none.

@@ -121,9 +121,36 @@ func TestDeriveHandle(t *testing.T) {
 // The daemon's ruling holds a tier the registry would give.
 func TestDeriveHandleStepsPastATierTheDaemonHolds(t *testing.T) {
 	d := &Doc{Agents: map[string]*Entry{}}
-	held := func(h string) bool { return h == "MyRepo-box" }
+	held := func(h string) Ruling {
+		if h == "MyRepo-box" {
+			return Held
+		}
+		return NoRuling
+	}
 	if h, tier := DeriveHandle("/home/u/src/MyRepo", "box", "", d, held); h != "MyRepo-src-box" || tier != 2 {
 		t.Errorf("DeriveHandle = %q, %d; want the second tier", h, tier)
+	}
+}
+
+// A tier the registry binds to a row the daemon has seen end is the project's
+// own again (sotd run in a folder whose last row was removed takes its handle
+// back), but only the project's: another project's handle stays held.
+func TestDeriveHandleTakesATierTheDaemonClears(t *testing.T) {
+	const root = "/home/u/src/MyRepo"
+	cleared := func(string) Ruling { return Cleared }
+	for _, tc := range []struct {
+		name, root, want string
+		tier             int
+	}{
+		{"this project's", root, "MyRepo-box", 1},
+		{"another project's", "/mnt/src/MyRepo", "MyRepo-src-box", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &Doc{Agents: map[string]*Entry{"MyRepo-box": {Root: tc.root, WorkspaceID: "ws-ended"}}}
+			if h, tier := DeriveHandle(root, "box", "", d, cleared); h != tc.want || tier != tc.tier {
+				t.Errorf("DeriveHandle = %q, %d; want %q, %d", h, tier, tc.want, tc.tier)
+			}
+		})
 	}
 }
 

@@ -215,6 +215,21 @@ func TestAgentExitsOnItsOwn(t *testing.T) {
 	})
 }
 
+// A row started with a size of its own (sotd run's terminal) has a screen of
+// that size, and the backend's size fills a side the spec leaves at 0.
+func TestRowOfItsOwnSize(t *testing.T) {
+	eachBackend(t, rows.Options{}, func(t *testing.T, b rows.Backend) {
+		info, err := b.Start(rows.Spec{Label: "sized", Cols: 97, Argv: []string{"/bin/sh", "-c", "stty size; exec sleep 30"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rowstest.WaitScreen(t, b, info.Spec.ID, wait, "stty's answer", func(s *screen.Screen) bool { return strings.TrimSpace(s.Line(0)) != "" })
+		if got := strings.TrimSpace(s.Line(0)); got != "40 97" || s.Cols != 97 || s.Rows != 40 {
+			t.Errorf("stty size says %q on a %dx%d screen, want \"40 97\" on 97x40", got, s.Cols, s.Rows)
+		}
+	})
+}
+
 // The fake agent asks for the cursor position before it draws; the row's
 // terminal must answer, or the agent shows "none".
 func TestAgentQueryIsAnswered(t *testing.T) {

@@ -5,7 +5,7 @@
 //
 //   - Tmux: one session per row on a private tmux server (3.2 or later) whose
 //     socket lives in the home (run/<host>/tmux/rows.sock, in a 0700 folder),
-//     each window fixed at Options.Cols x Rows (120x40). The tmux server owns
+//     each window fixed at the Spec's size, else Options.Cols x Rows (120x40). The tmux server owns
 //     the agents, so rows outlive the daemon: a restarted daemon calls Discover
 //     and finds them again, with the Spec each was started with (kept as JSON
 //     in the session's @sot_spec option; a session without one is a person's,

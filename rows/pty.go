@@ -50,7 +50,8 @@ func (p *PTY) Start(spec Spec) (RowInfo, error) {
 	if _, ok := p.rows[spec.ID]; ok {
 		return RowInfo{}, fmt.Errorf("start row %s: %w", spec.ID, ErrRowExists)
 	}
-	pr, err := startProc(spec.Argv, spec.Cwd, ptyEnv(spec), p.opt.Cols, p.opt.Rows)
+	cols, rows := spec.size(p.opt)
+	pr, err := startProc(spec.Argv, spec.Cwd, ptyEnv(spec), cols, rows)
 	if err != nil {
 		return RowInfo{}, fmt.Errorf("start row %s (%s): %w", spec.ID, spec.Argv[0], err)
 	}
@@ -58,7 +59,7 @@ func (p *PTY) Start(spec Spec) (RowInfo, error) {
 		spec:    spec,
 		proc:    pr,
 		started: p.opt.Now(),
-		emu:     vt.NewEmulator(p.opt.Cols, p.opt.Rows),
+		emu:     vt.NewEmulator(cols, rows),
 		reaped:  make(chan struct{}),
 		done:    make(chan struct{}),
 	}

@@ -22,7 +22,7 @@ const attachBacklog = 256
 
 // Attachment is a person's terminal on a PTY row: the row's screen as it is,
 // then every byte its program draws. The row keeps its size: the terminal
-// shows it as drawn for Options.Cols x Rows, as a tmux row is shown.
+// shows it as drawn for the row's size, as a tmux row is shown.
 type Attachment struct {
 	Screen []byte        // the row's screen now, as a terminal draws it: start from this
 	Output <-chan []byte // the program's output from then on; closed when the attachment ends

@@ -33,6 +33,28 @@ type Spec struct {
 	Cwd    string   `json:"cwd,omitempty"`
 	Argv   []string `json:"argv"`
 	Env    []string `json:"env,omitempty"` // KEY=VALUE added to the daemon's environment
+	// Cols and Rows size the row's terminal; 0 takes Options.Cols and Rows.
+	Cols int `json:"cols,omitempty"`
+	Rows int `json:"rows,omitempty"`
+}
+
+// A row's terminal is at least MinCols x MinRows and at most MaxSide each way.
+const (
+	MinCols = 20
+	MinRows = 5
+	MaxSide = 1000
+)
+
+// size is the row's terminal size: the spec's, else the backend's.
+func (s Spec) size(o Options) (cols, rows int) {
+	cols, rows = o.Cols, o.Rows
+	if s.Cols > 0 {
+		cols = s.Cols
+	}
+	if s.Rows > 0 {
+		rows = s.Rows
+	}
+	return cols, rows
 }
 
 // ErrBadSpec is wrapped by every refusal of a Spec.
@@ -102,6 +124,9 @@ func (s Spec) normalize() (Spec, error) {
 			return s, fmt.Errorf("%w: %w", ErrBadSpec, err)
 		}
 	}
+	if !sizeOK(s.Cols, MinCols) || !sizeOK(s.Rows, MinRows) {
+		return s, fmt.Errorf("%w: row %s's terminal of %dx%d is not between %dx%d and %dx%d (0 takes the daemon's size)", ErrBadSpec, s.ID, s.Cols, s.Rows, MinCols, MinRows, MaxSide, MaxSide)
+	}
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return s, fmt.Errorf("%w: row %s has no command to run; give one after --", ErrBadSpec, s.ID)
 	}
@@ -126,6 +151,9 @@ func (s Spec) normalize() (Spec, error) {
 	}
 	return s, nil
 }
+
+// sizeOK accepts 0 (the backend's size) or a side from min to MaxSide.
+func sizeOK(n, min int) bool { return n == 0 || n >= min && n <= MaxSide }
 
 // NoDaemon is the Codex flag that keeps a session's work in its own process.
 // Without it, an interactive codex (and its resume and fork) hands the session

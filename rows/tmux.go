@@ -112,8 +112,9 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	if err != nil {
 		return RowInfo{}, err
 	}
+	cols, rows := spec.size(t.opt)
 	newSession := []string{"new-session", "-d", "-s", spec.ID,
-		"-x", strconv.Itoa(t.opt.Cols), "-y", strconv.Itoa(t.opt.Rows)}
+		"-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 	if spec.Cwd != "" {
 		newSession = append(newSession, "-c", tmuxFormatText(spec.Cwd))
 	}

@@ -33,6 +33,10 @@ type WorkspaceSpawn struct {
 	Cwd    string   `json:"cwd,omitempty"`
 	Argv   []string `json:"argv"`
 	Env    []string `json:"env,omitempty"` // KEY=VALUE added to the row's environment
+	// Cols and Rows size the row's terminal (sotd run: the terminal it runs
+	// on); 0 takes the daemon's size, 120x40.
+	Cols int `json:"cols,omitempty"`
+	Rows int `json:"rows,omitempty"`
 }
 
 // WorkspaceRef names one row.

@@ -37,6 +37,7 @@ type completion struct {
 	Values         map[string][]string // words offered after a flag: --os linux|darwin|windows
 	Handles        bool                // its first argument is an @handle
 	IDs            []idSpot            // where a row id goes
+	Command        bool                // a program's name follows "--" (spawn, run)
 }
 
 // idSpot is where a usage line puts a row ID: at word At (the verb is word 1),
@@ -99,8 +100,11 @@ func completionOf(v verb) completion {
 			alt := strings.HasPrefix(tok, "|")
 			after := flag
 			flag = ""
-			if tok == "ID" {
+			switch {
+			case tok == "ID":
 				c.IDs = append(c.IDs, idSpot{at, before})
+			case before == "--" && (tok == "CMD" || tok == "AGENT"):
+				c.Command = true
 			}
 			before = tok
 			for _, w := range strings.Split(strings.Trim(tok, "|"), "|") {

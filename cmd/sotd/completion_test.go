@@ -53,6 +53,7 @@ func TestBashCompletion(t *testing.T) {
 	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("bash -n: %v\n%s", err, out)
 	}
+	agentOnPath(t)
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -69,6 +70,9 @@ func TestBashCompletion(t *testing.T) {
 		{"sotd wake check screen.txt --w", []string{"--windows"}},
 		{"sotd rows screen --o", []string{"--out"}},
 		{"sotd despawn --", []string{}},
+		{"sotd ru", []string{"run"}},
+		{"sotd run -- zzage", []string{"zzagent"}},
+		{"sotd spawn --label x -- zzage", []string{"zzagent"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if got := complete(t, script, tc.line); !reflect.DeepEqual(got, tc.want) {
@@ -104,6 +108,7 @@ func TestZshCompletion(t *testing.T) {
 	if out, err := exec.Command("zsh", "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("zsh -n: %v\n%s", err, out)
 	}
+	agentOnPath(t)
 	args := []string{"-f", "-c", zshDriver, "zsh", script}
 	var want []string
 	for _, tc := range [][2]string{
@@ -112,6 +117,7 @@ func TestZshCompletion(t *testing.T) {
 		{"sotd service print --os w", "sotd service print --os windows"},
 		{"sotd poll --j", "sotd poll --json"},
 		{"sotd completion z", "sotd completion zsh"},
+		{"sotd run -- zzage", "sotd run -- zzagent"},
 	} {
 		args = append(args, tc[0])
 		want = append(want, "COMPLETED: "+tc[1])
@@ -129,6 +135,16 @@ func TestZshCompletion(t *testing.T) {
 	if got := nonEmptyLines(string(out)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("zsh completed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// agentOnPath puts a program named zzagent, which no box has, first on PATH:
+// the name the program after run's "--" completes to.
+func agentOnPath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "zzagent"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 func nonEmptyLines(s string) []string {

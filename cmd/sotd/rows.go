@@ -34,6 +34,21 @@ func runSpawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return s.Spawn(req)
 }
 
+func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	argv, ok := flags("run", args, stderr, func(*flag.FlagSet) {})
+	if !ok || len(argv) == 0 {
+		if ok {
+			fmt.Fprintln(stderr, "sotd run: no agent to run: give its command after --")
+		}
+		return usageErr(stderr, "run", nil)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Run(argv, os.Stdin, os.Environ())
+}
+
 func runDespawn(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		return usageErr(stderr, "despawn", args)

@@ -105,6 +105,21 @@ variables are not taken. --env K alone passes this shell's own K: give a
 secret (an API key) so, since every account on the box can read a command
 line. The row's environment is never on the tmux server's command line nor in
 the spec it keeps.`, runSpawn},
+			{"run", "start an agent as a row here and put this terminal on it", `
+usage: sotd run -- AGENT [ARGS...]
+
+Starts AGENT as a row of this box's daemon in the current folder and attaches
+this terminal to it, so an agent started as "sotd run -- claude" rather than
+"claude" is a row, which the daemon wakes when mail comes while it is idle.
+The row holds the handle "sotd join" would derive here ($SOT_COMM_NAME when it
+is set), runs with this shell's environment (but for TERM and tmux's own
+variables) on a terminal of this one's size, and is the agent AGENT names
+(claude, codex, else other). Detaching (C-b d on tmux, Ctrl-] on the PTY)
+leaves the row running and prints the "sotd attach ID" that comes back. When
+AGENT exits the row is removed and sotd run exits with AGENT's exit code (1
+when a signal ended it). With no terminal on stdin, or no daemon (start one
+with sotd serve), it starts nothing and exits 1; exit 3 when a row holds
+$SOT_COMM_NAME or every derived handle is held.`, runRun},
 			{"despawn", "end a row and remove it", `
 usage: sotd despawn ID
 

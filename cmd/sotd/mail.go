@@ -55,14 +55,26 @@ func runSend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // parseSend reads send's arguments by hand: only the first positional @arg is the
 // recipient, and everything after it is the message, even words that begin with
-// @ or look like flags.
+// @ or look like flags. --reply-to and --file go before the message.
 func parseSend(args []string) (a client.SendArgs, file string, err error) {
 	var words []string
 	haveTo := false
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		switch {
-		case len(words) > 0 || (haveTo && file != ""):
+		case len(words) > 0:
+			words = append(words, arg)
+		case arg == "--reply-to" && a.ReplyTo == "":
+			if i+1 >= len(args) || args[i+1] == "" {
+				return a, "", fmt.Errorf("--reply-to needs the id of the line it answers (poll shows it as id XXXXXXXX)")
+			}
+			i++
+			a.ReplyTo = args[i]
+		case strings.HasPrefix(arg, "--reply-to=") && a.ReplyTo == "":
+			if a.ReplyTo = strings.TrimPrefix(arg, "--reply-to="); a.ReplyTo == "" {
+				return a, "", fmt.Errorf("--reply-to needs the id of the line it answers (poll shows it as id XXXXXXXX)")
+			}
+		case haveTo && file != "":
 			words = append(words, arg)
 		case arg == "--broadcast" && !haveTo && !a.Broadcast:
 			a.Broadcast = true

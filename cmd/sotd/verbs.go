@@ -37,18 +37,24 @@ The handle is derived from the project folder and this box's name unless --name
 or $SOT_COMM_NAME gives one. Exit 3 when the self slot names another project
 (--repin re-pins it) or a row holds the named handle.`, runJoin},
 			{"send", "file a message into another session's inbox", `
-usage: sotd send @handle 'message'
-       sotd send @handle --file PATH|-
-       sotd send --broadcast 'message'
+usage: sotd send @handle [--reply-to MSGID] 'message'
+       sotd send @handle [--reply-to MSGID] --file PATH|-
+       sotd send --broadcast [--reply-to MSGID] 'message'
 
 Prints "filed -> @handle" (exit 0) or "FAILED -> @handle: <reason>" (exit 1).
 The recipient is only the first positional @arg; the message may itself begin
 with @. --file reads the body whole from PATH, or stdin for -; a body is at
-most 512 KiB.`, runSend},
+most 512 KiB. --reply-to records on the line which line it answers
+(in_reply_to): the short id poll shows ("id S9T0VWXY"), which must name
+exactly one line of this session's inbox, or a full 26-character id (sotd log
+--json shows every id), taken as given. An id that names no line, or more than
+one, is refused and nothing is sent.`, runSend},
 			{"poll", "show new mail and move the read cursor past it", `
 usage: sotd poll [--json]
 
-Shows the inbox lines past this session's cursor, then advances it; --json
+Shows the inbox lines past this session's cursor, "@sender (time, id SHORT):
+text" each, then advances it; SHORT is the line's short id, which sotd send
+--reply-to takes, and "re SHORT" marks a line that answers another. --json
 prints them as one JSON array, each line as filed, and notes on stderr.
 Exit 75 when the inbox is being written: nothing was read; try again.`, runPoll},
 			{"sent", "show the lines this session sent and whether each was read", `

@@ -110,6 +110,38 @@ func parseSend(args []string) (a client.SendArgs, file string, err error) {
 	return a, file, nil
 }
 
+func runLog(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var a client.LogArgs
+	var since string
+	// @handle may come before the flags or after them.
+	if len(args) > 0 && strings.HasPrefix(args[0], "@") {
+		a.With, args = strings.TrimPrefix(args[0], "@"), args[1:]
+	}
+	rest, ok := flags("log", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&since, "since", "", "only lines filed since this age or time")
+		fs.StringVar(&a.Grep, "grep", "", "only lines whose message holds this text")
+		fs.BoolVar(&a.JSON, "json", false, "print one JSON array")
+	})
+	if ok && len(rest) == 1 && a.With == "" && strings.HasPrefix(rest[0], "@") {
+		a.With, rest = strings.TrimPrefix(rest[0], "@"), nil
+	}
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "log", rest)
+	}
+	if since != "" {
+		var err error
+		if a.Since, err = client.ParseSince(since, time.Now()); err != nil {
+			fmt.Fprintf(stderr, "sotd log: --since %v\n", err)
+			return client.ExitUsage
+		}
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Log(a)
+}
+
 // jsonVerb runs a verb whose one flag is --json.
 func jsonVerb(name, help string, call func(*client.Session, bool) int) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -57,6 +57,18 @@ text" each, then advances it; SHORT is the line's short id, which sotd send
 --reply-to takes, and "re SHORT" marks a line that answers another. --json
 prints them as one JSON array, each line as filed, and notes on stderr.
 Exit 75 when the inbox is being written: nothing was read; try again.`, runPoll},
+			{"log", "show this session's conversation history, read lines included", `
+usage: sotd log [@handle] [--since AGE|TIME] [--grep TEXT] [--json]
+
+Shows the lines of this session's inbox and the lines it sent that an inbox in
+this home holds, oldest first, read or not: "@from -> @to (time, id SHORT,
+read): text", escaped as poll shows it. @handle keeps the conversation with
+that handle alone; --since keeps the lines filed since an age (90m, 12h, 30d)
+or a time (2026-05-29T18:04:00Z, 2026-05-29); --grep keeps the lines whose
+message holds TEXT, in any case. --json prints one JSON array, each line's
+fields with its inbox, short_id and read, and notes on stderr. A receiver
+whose inbox is on another box's home is not read here: a note names it, and
+sotd sent asks that box for its last lines. Nothing is marked read.`, runLog},
 			{"sent", "show the lines this session sent and whether each was read", `
 usage: sotd sent [@handle] [--json]
 

@@ -250,8 +250,8 @@ AGENTS.md (the rest of that file stays). Running it twice changes nothing.
 Before the first change a settings file or AGENTS.md is kept as
 <file>.bak.<time>. Prints what changed.
 
-So that a session runs sotd's mail verbs (sotd poll, send, sent, list, status,
-join, leave) and their comm-*.sh shims with no approval, it adds rules: for
+So that a session runs sotd's mail verbs (sotd poll, send, sent, log, list,
+status, join, leave) and their comm-*.sh shims with no approval, it adds rules: for
 Claude Code allow rules in the settings' permissions.allow ("Bash(sotd poll *)",
 and mcp__sot-comm for the MCP tools), for Codex rules/sot-comm.rules beside
 hooks.json (prefix rules that run them outside its sandbox, where they fail).

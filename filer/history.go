@@ -39,15 +39,7 @@ type History struct {
 // behind asks for a since that much earlier and drops the earlier lines itself.
 // An inbox that does not exist has no lines.
 func (f *Filer) OpenHistory(handle string, since time.Time) (*History, error) {
-	p, err := f.paths(handle)
-	if err != nil {
-		return nil, err
-	}
-	m, err := f.mark(p)
-	if err != nil {
-		return nil, err
-	}
-	src, b, _, _, err := placeInbox(f.Home, p.inbox, handle, m, nil)
+	src, b, err := f.openShown(handle)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +52,22 @@ func (f *Filer) OpenHistory(handle string, since time.Time) (*History, error) {
 	}
 	h.sc = newLineScanner(io.NewSectionReader(src.r, h.at, src.size-h.at))
 	return h, nil
+}
+
+// openShown opens handle's inbox for a reader that takes no lock and writes
+// nothing (Receipts, History), with b.end the place its reader's cursor has
+// been shown to.
+func (f *Filer) openShown(handle string) (src span, b Batch, err error) {
+	p, err := f.paths(handle)
+	if err != nil {
+		return span{}, Batch{}, err
+	}
+	m, err := f.mark(p)
+	if err != nil {
+		return span{}, Batch{}, err
+	}
+	src, b, _, _, err = placeInbox(f.Home, p.inbox, handle, m, nil)
+	return src, b, err
 }
 
 // Next moves to the next complete line; false at the end or on an error (Err).

@@ -27,6 +27,18 @@ func historyOf(t *testing.T, f *Filer, handle string, since time.Time) (msgs []s
 	return msgs, read
 }
 
+// readAll reads handle's new lines and moves its cursor past them, as a poll does.
+func readAll(t *testing.T, f *Filer, handle string) {
+	t.Helper()
+	b, err := f.ReadNew(handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(handle, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func lineMsg(line []byte) string {
 	_, rest, _ := bytes.Cut(line, []byte(`"msg":"`))
 	msg, _, _ := bytes.Cut(rest, []byte(`"`))
@@ -38,13 +50,7 @@ func TestHistoryReadsEveryLineWithTheCursorsReadState(t *testing.T) {
 	if _, err := f.Append("alice", []Line{line("bob", "alice", "one", "A1"), line("carol", "alice", "two", "A2")}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.ReadNew("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Commit("alice", b); err != nil {
-		t.Fatal(err)
-	}
+	readAll(t, f, "alice")
 	if _, err := f.Append("alice", []Line{line("bob", "alice", "three", "A3")}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestParseSince(t *testing.T) {
@@ -45,18 +44,9 @@ func TestParseSince(t *testing.T) {
 // handle to lines, each written as filed.
 func logSession(t *testing.T, inboxes map[string]string) (*Session, *bytes.Buffer) {
 	t.Helper()
-	h, err := home.At(testutil.ShortDir(t, "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(home.EnvName, "")
-	var out bytes.Buffer
-	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: time.Now}
-	if code := s.Join(JoinArgs{Name: "me"}); code != ExitOK {
-		t.Fatalf("join: %d %s", code, out.String())
-	}
+	s, out := joinedSession(t, "me")
 	for handle, lines := range inboxes {
-		path, err := h.HandlePath(home.Inbox, handle)
+		path, err := s.Home.HandlePath(home.Inbox, handle)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,8 +54,7 @@ func logSession(t *testing.T, inboxes map[string]string) (*Session, *bytes.Buffe
 			t.Fatal(err)
 		}
 	}
-	out.Reset()
-	return s, &out
+	return s, out
 }
 
 // TestLogOfALargeInboxKeepsNoLine: log streams each inbox, as poll does; its

@@ -141,9 +141,9 @@ func (s *Session) logSources(f *filer.Filer, me string, a LogArgs) (sources []*f
 // elsewhere is the note for receivers whose mail another home files.
 func elsewhere(me string, away []string) string {
 	if len(away) == 1 {
-		return fmt.Sprintf("note: @%s is not listed in this home, so the lines @%s sent it are filed on the box that holds it, which sotd log does not read; sotd sent @%s asks that box for the last %d and whether each was read", away[0], me, away[0], SentMax)
+		return fmt.Sprintf("note: @%s is not listed in this home: any line @%s sent it is filed on the box that holds it, which sotd log does not read; sotd sent @%s asks that box for the last %d and whether each was read", away[0], me, away[0], SentMax)
 	}
-	return fmt.Sprintf("note: @%s are not listed in this home, so the lines @%s sent them are filed on the boxes that hold them, which sotd log does not read; sotd sent asks those boxes for the last %d of each and whether each was read", strings.Join(away, ", @"), me, SentMax)
+	return fmt.Sprintf("note: @%s are not listed in this home: any line @%s sent them is filed on the boxes that hold them, which sotd log does not read; sotd sent asks those boxes for the last %d of each and whether each was read", strings.Join(away, ", @"), me, SentMax)
 }
 
 // filedElsewhere are those of handles whose mail this home does not file: it

@@ -121,3 +121,20 @@ func TestLogSinceFindsALineStampedAhead(t *testing.T) {
 		t.Errorf("log --since left out a line it names:\n%s", out.String())
 	}
 }
+
+// Those who wrote to this session from another home are named on one note:
+// what was sent to them is filed there. A handle this home lists is not, nor
+// one whose inbox is here.
+func TestLogNamesTheWritersFiledElsewhere(t *testing.T) {
+	line := func(from string) string {
+		return `{"from":"` + from + `","to":"me","repo":"r","msg":"hi","ts":"2026-05-29T18:04:00Z"}` + "\n"
+	}
+	s, out := logSession(t, map[string]string{"me": line("xena") + line("me") + line("yuri") + line("zoe") + line("xena"), "zoe": ""})
+	if code := s.Log(LogArgs{}); code != ExitOK {
+		t.Fatalf("log: %d %s", code, out.String())
+	}
+	want := "note: @xena, @yuri are not listed in this home: any line @me sent them is filed on the boxes that hold them"
+	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "note:") != 1 {
+		t.Errorf("log:\n%s\nwant one note: %s", out.String(), want)
+	}
+}

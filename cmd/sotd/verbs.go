@@ -66,9 +66,10 @@ read): text", escaped as poll shows it. @handle keeps the conversation with
 that handle alone; --since keeps the lines filed since an age (90m, 12h, 30d)
 or a time (2026-05-29T18:04:00Z, 2026-05-29); --grep keeps the lines whose
 message holds TEXT, in any case. --json prints one JSON array, each line's
-fields with its inbox, short_id and read, and notes on stderr. A receiver
-whose inbox is on another box's home is not read here: a note names it, and
-sotd sent asks that box for its last lines. Nothing is marked read.`, runLog},
+fields with its inbox, short_id and read, and notes on stderr. A handle this
+home does not list has its mail filed on another box, which log does not read:
+a note names it (the @handle asked for, or one that wrote to this session),
+and sotd sent asks that box for its last lines. Nothing is marked read.`, runLog},
 			{"sent", "show the lines this session sent and whether each was read", `
 usage: sotd sent [@handle] [--json]
 

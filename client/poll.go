@@ -9,28 +9,15 @@ import (
 	"strings"
 
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/registry"
 )
 
 // Poll shows the lines past this session's cursor, then moves the cursor past
 // them. A busy inbox exits 75 and moves nothing.
 func (s *Session) Poll(asJSON bool) int {
-	if !s.admitted() {
-		return ExitFailed
-	}
-	me, err := s.Me()
-	if err != nil {
-		s.out("FAILED: %v; nothing was read", err)
-		return ExitFailed
-	}
-	d, err := registry.ReadRows(s.Home, me)
-	if err != nil {
-		s.out("FAILED: the registry could not be read, so @%s's row binding is unknown; nothing was read", me)
-		s.warn("sotd: %v", err)
-		return ExitFailed
-	}
-	if why := s.bindingRefusal(d.Agents[me], me); why != "" {
-		s.out("FAILED: %s; nothing was read", why)
+	me, d, ok := s.ownInbox()
+	if !ok {
 		return ExitFailed
 	}
 	f := filer.New(s.Home)
@@ -88,18 +75,64 @@ func (s *Session) Poll(asJSON bool) int {
 	return ExitOK
 }
 
-// showLine renders an inbox line for a person: "@from (ts): body", a body of
-// several lines below its header and indented, control characters escaped
-// (printable). A line that is not a frame is shown as it is, escaped alike, so
-// nothing filed is ever hidden.
-func showLine(raw []byte) string {
-	var f struct {
-		From json.RawMessage `json:"from"`
-		To   json.RawMessage `json:"to"`
-		Msg  json.RawMessage `json:"msg"`
-		TS   json.RawMessage `json:"ts"`
+// ownInbox is the handle whose inbox a reader of this session's own mail
+// (poll, log) reads, and the registry's row for it: this session must be
+// admitted, joined, and hold the handle (no other row binds it). Else it
+// prints the FAILED line and ok is false.
+func (s *Session) ownInbox() (me string, d *registry.Doc, ok bool) {
+	if !s.admitted() {
+		return "", nil, false
 	}
-	var l filer.Line
+	me, err := s.Me()
+	if err != nil {
+		s.out("FAILED: %v; nothing was read", err)
+		return "", nil, false
+	}
+	d, err = registry.ReadRows(s.Home, me)
+	if err != nil {
+		s.out("FAILED: the registry could not be read, so @%s's row binding is unknown; nothing was read", me)
+		s.warn("sotd: %v", err)
+		return "", nil, false
+	}
+	if why := s.bindingRefusal(d.Agents[me], me); why != "" {
+		s.out("FAILED: %s; nothing was read", why)
+		return "", nil, false
+	}
+	return me, d, true
+}
+
+// showLine renders an inbox line for a person: "@from (ts, id SHORT): body",
+// a body of several lines below its header and indented, control characters
+// escaped (printable). A line that is not a frame is shown as it is, escaped
+// alike, so nothing filed is ever hidden.
+func showLine(raw []byte) string {
+	l, ok := parseFrame(raw)
+	if !ok {
+		return unparsedLine(raw)
+	}
+	return "@" + printable(l.From, false) + " (" + strings.Join(l.tags(), ", ") + "): " + l.body()
+}
+
+// unparsedLine shows a line that is not a frame as it is, escaped.
+func unparsedLine(raw []byte) string { return "(unparsed line) " + printable(string(raw), false) }
+
+// frame is an inbox line's fields as a person is shown them: decoded by
+// jsonString, so a byte that is not UTF-8 is kept for printable to show.
+type frame struct{ From, To, Msg, TS, ID, InReplyTo string }
+
+// parseFrame reads raw as a frame: false when it is not a JSON object, its
+// from is missing or empty, or from, to, msg or ts is not a string. An id or
+// in_reply_to that is not a string (another writer's) is no id.
+func parseFrame(raw []byte) (frame, bool) {
+	var f struct {
+		From      json.RawMessage `json:"from"`
+		To        json.RawMessage `json:"to"`
+		Msg       json.RawMessage `json:"msg"`
+		TS        json.RawMessage `json:"ts"`
+		ID        json.RawMessage `json:"id"`
+		InReplyTo json.RawMessage `json:"in_reply_to"`
+	}
+	var l frame
 	ok := json.Unmarshal(raw, &f) == nil
 	for _, field := range []struct {
 		raw json.RawMessage
@@ -110,17 +143,37 @@ func showLine(raw []byte) string {
 		}
 	}
 	if !ok || l.From == "" {
-		return "(unparsed line) " + printable(string(raw), false)
+		return frame{}, false
 	}
-	tag := ""
+	l.ID, _ = jsonString(f.ID)
+	l.InReplyTo, _ = jsonString(f.InReplyTo)
+	return l, true
+}
+
+// tags are what a line's header shows in parentheses: its time, "broadcast"
+// for a broadcast copy, its short id, which a reply names (sotd send
+// --reply-to), and the short id of the line it answers.
+func (l frame) tags() []string {
+	tags := []string{printable(l.TS, false)}
 	if l.To == "" {
-		tag = ", broadcast"
+		tags = append(tags, "broadcast")
 	}
+	if l.ID != "" {
+		tags = append(tags, "id "+printable(mail.ShortID(l.ID), false))
+	}
+	if l.InReplyTo != "" {
+		tags = append(tags, "re "+printable(mail.ShortID(l.InReplyTo), false))
+	}
+	return tags
+}
+
+// body is the message escaped, a body of several lines below its header.
+func (l frame) body() string {
 	body := printable(l.Msg, true)
 	if strings.Contains(body, "\n") {
 		body = bodyLines(body)
 	}
-	return "@" + printable(l.From, false) + " (" + printable(l.TS, false) + tag + "): " + body
+	return body
 }
 
 // writeLine writes s and a newline.

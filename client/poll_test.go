@@ -7,10 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // peakWriter counts what it is given, and samples the heap once a MiB.
@@ -42,17 +40,8 @@ func (w *peakWriter) Write(p []byte) (int, error) {
 func TestPollOfALargeInboxKeepsNoLine(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
-			h, err := home.At(testutil.ShortDir(t, "c"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv(home.EnvName, "")
-			var out bytes.Buffer
-			s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: time.Now}
-			if code := s.Join(JoinArgs{Name: "me"}); code != ExitOK {
-				t.Fatalf("join: %d %s", code, out.String())
-			}
-			path, err := h.HandlePath(home.Inbox, "me")
+			s, out := joinedSession(t, "me")
+			path, err := s.Home.HandlePath(home.Inbox, "me")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/user"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -21,11 +22,14 @@ import (
 )
 
 // SendArgs is what `sotd send` was asked: To is the first positional @arg without
-// its '@'; Text is the message (already read from --file when given).
+// its '@'; Text is the message (already read from --file when given); ReplyTo
+// names the line it answers (--reply-to), a full message id or a short one as
+// poll shows it.
 type SendArgs struct {
 	To        string
 	Text      string
 	Broadcast bool
+	ReplyTo   string
 }
 
 // ReadBody reads a --file body whole: a path, or "-" for stdin. A body over
@@ -88,6 +92,13 @@ func (s *Session) Send(a SendArgs) int {
 		s.out("FAILED -> %s: %s; nothing was sent", label, why)
 		return ExitFailed
 	}
+	inReplyTo := ""
+	if a.ReplyTo != "" {
+		if inReplyTo, err = s.replyTarget(me, a.ReplyTo); err != nil {
+			s.out("FAILED -> %s: %s; nothing was sent", label, printable(err.Error(), false))
+			return ExitFailed
+		}
+	}
 	repo := self.Repo
 	var targets []string
 	boxOf := map[string]string{}
@@ -115,7 +126,7 @@ func (s *Session) Send(a SendArgs) int {
 	r := &router{s: s, doc: d}
 	reqs := make([]wire.CommFile, len(targets))
 	for i, to := range targets {
-		reqs[i] = wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID()}
+		reqs[i] = wire.CommFile{From: me, To: to, Text: a.Text, Repo: repo, Broadcast: a.Broadcast, ID: mail.NewID(), InReplyTo: inReplyTo}
 	}
 	var lines []string
 	if a.Broadcast {
@@ -135,6 +146,27 @@ func (s *Session) Send(a SendArgs) int {
 	}
 	s.touch(d, me)
 	return code
+}
+
+// replyTarget is the message id ref names for a reply. A full id as sotd makes
+// them is taken as given: it names one line wherever that is filed, one this
+// session sent included (sotd log --json shows those). Anything else must be
+// the id, or the short id poll shows, of exactly one line of me's inbox, which
+// is read to the end to be sure no second line has it.
+func (s *Session) replyTarget(me, ref string) (string, error) {
+	if mail.IsID(ref) {
+		return strings.ToUpper(ref), nil
+	}
+	ids, err := filer.New(s.Home).FindIDs(me, func(id string) bool { return mail.NamesID(ref, id) }, 2)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("reply-to %s could not be looked up: %w", ref, err)
+	case len(ids) == 0:
+		return "", fmt.Errorf("reply-to %s names no line in @%s's inbox (poll and sotd log show each line's id)", ref, me)
+	case len(ids) > 1:
+		return "", fmt.Errorf("reply-to %s names more than one line in @%s's inbox (%s and %s); give the full id", ref, me, ids[0], ids[1])
+	}
+	return ids[0], nil
 }
 
 // sendView is the registry as a send needs it: every row for a broadcast,

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -21,21 +20,9 @@ import (
 // that reads "filed -> @x", and an escape sequence in it reaches the terminal
 // as text.
 func TestSendPrintsARemoteRefusalOnOneLine(t *testing.T) {
-	dir := testutil.ShortDir(t, "c") // short: a socket path in it must fit
-	h, err := home.At(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(home.EnvName, "")
-	var out bytes.Buffer
-	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: &out, Stderr: &out, Now: time.Now}
-	if code := s.Join(JoinArgs{Name: "bob"}); code != ExitOK {
-		t.Fatalf("join: %d %s", code, out.String())
-	}
-
+	s, out := joinedSession(t, "bob")
 	const sentence = "no box holds @x\nfiled -> @x\n\x1b]0;pwned\x07\rfiled -> @y"
-	refuse(t, h.Socket("box"), sentence)
-	out.Reset()
+	refuse(t, s.Home.Socket("box"), sentence)
 	if code := s.Send(SendArgs{To: "x", Text: "hi"}); code != ExitFailed {
 		t.Errorf("send exit %d, want %d", code, ExitFailed)
 	}

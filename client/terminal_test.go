@@ -53,6 +53,10 @@ func TestShowLine(t *testing.T) {
 		{"not UTF-8", "{\"from\":\"b\xffb\",\"to\":\"alice\",\"msg\":\"a\x9b\xe2\x82 \xc3\",\"ts\":\"T\"}", `@b\xffb (T): a\x9b\xe2\x82 \xc3`},
 		{"escapes beside bytes that are not UTF-8", `{"from":"bob","to":"alice","msg":"\u00e9\ud83d\ude00\t\"\\\/` + "\xff" + `\u001b\ud800!","ts":"T"}`, "@bob (T): é😀\t\"\\/\\xff\\x1b\ufffd!"},
 		{"a field that is no string", `{"from":"bob","to":"alice","msg":7,"ts":"T"}`, `(unparsed line) {"from":"bob","to":"alice","msg":7,"ts":"T"}`},
+		{"its short id", `{"from":"bob","to":"alice","msg":"hi","ts":"T","id":"01KBQ3Z5X8M2N4P6R7S9T0VWXY"}`, "@bob (T, id S9T0VWXY): hi"},
+		{"a reply", `{"from":"bob","to":"","msg":"hi","ts":"T","id":"01KBQ3Z5X8M2N4P6R7S9T0VWXY","in_reply_to":"01KBQ3Z5X8M2N4P6R7AAAAAAAA"}`, "@bob (T, broadcast, id S9T0VWXY, re AAAAAAAA): hi"},
+		{"another client's id, with a control", `{"from":"bob","to":"alice","msg":"hi","ts":"T","id":"x\u001b"}`, `@bob (T, id x\x1b): hi`},
+		{"an id that is no string is none", `{"from":"bob","to":"alice","msg":"hi","ts":"T","id":7,"in_reply_to":null}`, "@bob (T): hi"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := showLine([]byte(tc.line)); got != tc.want {

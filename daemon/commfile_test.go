@@ -47,6 +47,8 @@ func TestCommFile(t *testing.T) {
 	}{
 		{name: "filed", req: wire.CommFile{From: "alice", To: "bob", Text: "hi bob", Repo: "web", ID: "01HZX0000000000000000000AA"}},
 		{name: "broadcast copy", req: wire.CommFile{From: "alice", To: "carol", Text: "to all", Broadcast: true, ID: "01HZX0000000000000000000AB"}},
+		{name: "a reply", req: wire.CommFile{From: "alice", To: "bob", Text: "yes", ID: "01HZX0000000000000000000AC", InReplyTo: "01HZX0000000000000000000AA"}},
+		{name: "a reply to an id past its bound", req: wire.CommFile{From: "alice", To: "bob", Text: "t", InReplyTo: strings.Repeat("x", 65)}, code: wire.CodeBadRequest, says: "the in_reply_to id is 65 bytes, over the 64 allowed"},
 		{name: "receiver climbs out", req: wire.CommFile{From: "alice", To: "../x", Text: "t"}, code: wire.CodeBadHandle, says: `not a handle: "../x" has '/'`},
 		{name: "receiver has a slash", req: wire.CommFile{From: "alice", To: "a/b", Text: "t"}, code: wire.CodeBadHandle, says: "not a handle"},
 		{name: "receiver has NUL", req: wire.CommFile{From: "alice", To: "a\x00b", Text: "t"}, code: wire.CodeBadHandle, says: "not a handle"},
@@ -69,15 +71,23 @@ func TestCommFile(t *testing.T) {
 			if err != nil || !got.OK || got.To != tc.req.To || got.Dup {
 				t.Fatalf("answer %+v, %v; want ok for %s", got, err, tc.req.To)
 			}
-			lines := r.inbox(t, tc.req.To)
+			var lines []map[string]any
+			for _, l := range r.inbox(t, tc.req.To) {
+				if l["id"] == tc.req.ID {
+					lines = append(lines, l)
+				}
+			}
 			if len(lines) != 1 {
-				t.Fatalf("inbox of %s holds %d lines, want 1", tc.req.To, len(lines))
+				t.Fatalf("inbox of %s holds %d lines of id %s, want 1", tc.req.To, len(lines), tc.req.ID)
 			}
 			wantTo := tc.req.To
 			if tc.req.Broadcast {
 				wantTo = ""
 			}
 			want := map[string]any{"from": tc.req.From, "to": wantTo, "repo": tc.req.Repo, "msg": tc.req.Text, "ts": registry.Stamp(testNow), "id": tc.req.ID}
+			if tc.req.InReplyTo != "" {
+				want["in_reply_to"] = tc.req.InReplyTo
+			}
 			if fmt.Sprint(lines[0]) != fmt.Sprint(want) {
 				t.Fatalf("filed line %v, want %v", lines[0], want)
 			}

@@ -142,7 +142,8 @@ func TestRoutesAcrossBoxes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.from.dial(t)
-			req := wire.CommFile{From: senderOf[tc.from], To: tc.to, Text: "across " + tc.name, ID: "ID-" + strings.ReplaceAll(tc.name, " ", "-")}
+			// Each line answers another: in_reply_to travels every route with it.
+			req := wire.CommFile{From: senderOf[tc.from], To: tc.to, Text: "across " + tc.name, ID: "ID-" + strings.ReplaceAll(tc.name, " ", "-"), InReplyTo: "RE-" + strings.ReplaceAll(tc.name, " ", "-")}
 			res, err := call(t, c, req)
 			if tc.want != "" {
 				if err == nil || err.Error() != tc.want {
@@ -159,12 +160,12 @@ func TestRoutesAcrossBoxes(t *testing.T) {
 			}
 			var n int
 			for _, l := range tc.inboxOf.inbox(t, tc.to) {
-				if l["id"] == req.ID {
+				if l["id"] == req.ID && l["in_reply_to"] == req.InReplyTo {
 					n++
 				}
 			}
 			if n != 1 {
-				t.Fatalf("@%s's inbox on %s holds the line %d times, want once", tc.to, tc.inboxOf.name, n)
+				t.Fatalf("@%s's inbox on %s holds the line, in reply to %s, %d times, want once:\n%v", tc.to, tc.inboxOf.name, req.InReplyTo, n, tc.inboxOf.inbox(t, tc.to))
 			}
 		})
 	}

@@ -21,6 +21,8 @@ func TestEncode(t *testing.T) {
 			`{"from":"a","to":"b","repo":"r","msg":"hi","ts":"2026-05-29T18:04:00Z"}` + "\n", ""},
 		{"id last", Line{From: "a", To: "", Repo: "r", Msg: "x", TS: "t", ID: "01J"},
 			`{"from":"a","to":"","repo":"r","msg":"x","ts":"t","id":"01J"}` + "\n", ""},
+		{"in_reply_to after the id", Line{From: "a", To: "b", Repo: "r", Msg: "x", TS: "t", ID: "01K", InReplyTo: "01J"},
+			`{"from":"a","to":"b","repo":"r","msg":"x","ts":"t","id":"01K","in_reply_to":"01J"}` + "\n", ""},
 		{"markup kept, newlines and quotes escaped", Line{Msg: "<b>&\n\"q\""},
 			`{"from":"","to":"","repo":"","msg":"<b>&\n\"q\"","ts":""}` + "\n", ""},
 		{"invalid UTF-8 refused", Line{Msg: "bad \xff byte"}, "", "msg text is not valid UTF-8"},
@@ -68,6 +70,15 @@ func TestAppendDedupe(t *testing.T) {
 	got := decodeLines(t, readFile(t, path))
 	if len(got) != 4 || got[1].Msg != "new" {
 		t.Fatalf("inbox holds %+v; want X1, X2 once, and both lines without an id", got)
+	}
+	// A reply names another line's id in in_reply_to: that is not the id it holds.
+	reply := line("d", h, "a reply to X1", "X3")
+	reply.InReplyTo = "X1"
+	if res, err = f.Append(h, []Line{reply}); err != nil || res[0].Dup {
+		t.Fatalf("a reply to X1 was taken for X1 again: %v %v", res, err)
+	}
+	if res, err = f.Append(h, []Line{reply}); err != nil || !res[0].Dup {
+		t.Fatalf("the reply's retry was filed again: %v %v", res, err)
 	}
 	// All duplicates: nothing written at all.
 	before := readFile(t, path)

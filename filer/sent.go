@@ -18,15 +18,7 @@ type Receipt struct {
 // It reads without the lock: only newline-terminated lines count, so a line
 // being appended is simply not seen yet, and nothing is written.
 func (f *Filer) Receipts(handle, sender string, max int) ([]Receipt, error) {
-	p, err := f.paths(handle)
-	if err != nil {
-		return nil, err
-	}
-	m, err := f.mark(p)
-	if err != nil {
-		return nil, err
-	}
-	src, b, _, _, err := placeInbox(f.Home, p.inbox, handle, m, nil)
+	src, b, err := f.openShown(handle)
 	if err != nil {
 		return nil, err
 	}

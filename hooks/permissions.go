@@ -28,7 +28,7 @@ import (
 
 // mailVerbs are the sotd verbs an agent runs for mail, each allowed with any
 // arguments. lock-clear is left out: it breaks a registry lock, a person's call.
-var mailVerbs = []string{"poll", "send", "sent", "list", "status", "join", "leave"}
+var mailVerbs = []string{"poll", "send", "sent", "log", "list", "status", "join", "leave"}
 
 // PermissionRules are the rules Install adds to Claude Code's permissions.allow:
 // each mail verb as `sotd <verb>` and as its shim, and the MCP server's tools.
@@ -154,7 +154,7 @@ func permissionsAdvice(a Agent, settings string, want bool) string {
 	case !want:
 		return "Claude Code asks before it runs sotd's mail verbs (--no-permissions): until a person approves them, a row woken by mail waits at that dialog.\n"
 	}
-	return fmt.Sprintf("Claude Code runs sotd's mail verbs (sotd poll, send, sent, list, status, join, leave), their comm-*.sh shims and the sot-comm MCP tools without asking: the rules are in %s's permissions.allow (install with --no-permissions to leave them out).\n", settings)
+	return fmt.Sprintf("Claude Code runs sotd's mail verbs (sotd poll, send, sent, log, list, status, join, leave), their comm-*.sh shims and the sot-comm MCP tools without asking: the rules are in %s's permissions.allow (install with --no-permissions to leave them out).\n", settings)
 }
 
 // Codex 0.171 runs an agent's command in its sandbox, where the mail verbs

@@ -198,7 +198,7 @@ func quotedDelimiter(w *syntax.Word) bool {
 // commVerbs are the sotd verbs that send, read or take a handle: the ones a
 // subagent must not run.
 var commVerbs = map[string]bool{"send": true, "poll": true, "join": true, "leave": true, "status": true, "list": true,
-	"sent": true, "mcp": true, "stdio-bridge": true}
+	"sent": true, "log": true, "mcp": true, "stdio-bridge": true}
 
 // wrappers run the command that follows their options; the value is the options
 // that take an argument of their own, and args the plain words before the command.

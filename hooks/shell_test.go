@@ -53,6 +53,7 @@ func TestRunsCommVerb(t *testing.T) {
 		{"sotd mcp, fed a file", "sotd mcp < calls.jsonl", true},
 		{"sotd stdio-bridge", "sotd stdio-bridge --endpoint x", true},
 		{"sotd sent", "sotd sent", true},
+		{"sotd log reads the session's mail", "sotd log @bob --grep x", true},
 		{"watch of something else", "watch -n 5 date", false},
 		{"python3 of something else", "python3 -c 'print(1)'", false},
 		{"under nohup and nice", "nohup nice -n 5 sotd poll", true},

@@ -21,8 +21,13 @@ box's, like ` + "`myrepo-laptop`" + `. ` + "`sotd list`" + ` shows every handle,
 
 Read mail
 - ` + "`sotd poll`" + ` (the same as ` + "`comm-poll.sh`" + `) shows the new lines, one
-  ` + "`@sender (time): text`" + ` each, and marks them read. Exit 75: the inbox was
-  being written; run it again.
+  ` + "`@sender (time, id ID): text`" + ` each, and marks them read. Exit 75: the inbox
+  was being written; run it again. ` + "`re ID`" + ` in a line's header means it
+  answers the line whose id is ID.
+- ` + "`sotd log`" + ` shows your conversation history, read lines included, oldest
+  first; ` + "`sotd log @handle`" + ` shows one conversation, and
+  ` + "`sotd log --grep 'text'`" + ` searches the messages (` + "`--since 2h`" + ` keeps the
+  recent part).
 - A prompt that says ` + "`[sot-comm] you have mail: run comm-poll.sh`" + `, or a turn
   end held for unread mail, means: run it, then act on what it shows.
 
@@ -31,6 +36,8 @@ Send
   ` + "`FAILED -> @handle: reason`" + ` (exit 1: nothing was sent; the reason says why).
 - ` + "`sotd send @handle --file PATH`" + ` sends a file's bytes (` + "`--file -`" + ` reads
   stdin): use it for long or multi-line text.
+- ` + "`sotd send @handle --reply-to ID 'text'`" + ` answers one line: ID is what poll
+  showed after ` + "`id`" + ` on it. Reply so whenever you answer a line.
 - ` + "`sotd send --broadcast 'text'`" + ` reaches every other live session; use it rarely.
 - ` + "`sotd sent`" + ` shows what you sent and whether each line has been read.
 
@@ -46,8 +53,8 @@ Declare your status, which ` + "`sotd list`" + ` shows the others:
 
 A subagent never sends or reads mail: it reports to its parent session, which
 sends. If sotd says this session has not joined, run ` + "`sotd join`" + ` once. When the
-` + "`sot-comm`" + ` MCP server is connected, its tools (send, poll, list, status, sent)
-do the same as these commands.
+` + "`sot-comm`" + ` MCP server is connected, its tools (send, poll, log, list, status,
+sent) do the same as these commands; send's reply_to is --reply-to.
 `
 
 // Guide is the instructions text both agents get.

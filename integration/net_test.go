@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -80,6 +81,23 @@ func TestCrossBox(t *testing.T) {
 			if len(c.b.inboxIDs(c.handle)) != 1 {
 				t.Fatalf("@%s's inbox on %s holds %d lines, want 1", c.handle, c.b.host, len(c.b.inboxIDs(c.handle)))
 			}
+		}
+	})
+
+	t.Run("a reply across boxes names its line, and log says what it cannot read", func(t *testing.T) {
+		// alice, on ga, answers the line hank filed from the hub by its short id.
+		hist := ga.must("alice", "log", "@hank")
+		m := regexp.MustCompile(`(?m)^@hank -> @alice \(\S+, id ([0-9A-Z]{8}), read\): hello from the hub$`).FindStringSubmatch(hist)
+		if m == nil {
+			t.Fatalf("alice's log @hank on ga:\n%s", hist)
+		}
+		// hank's inbox is in the hub's home, which ga's log cannot read: it says so.
+		if !strings.Contains(hist, "note: @hank is not listed in this home: any line @alice sent it is filed on the box that holds it") {
+			t.Errorf("alice's log @hank on ga names no other box:\n%s", hist)
+		}
+		wantLine(ga.run("alice", "", "send", "@hank", "--reply-to", m[1], "thanks, hub"), 0, "filed -> @hank")
+		if out := hb.must("hank", "poll"); !strings.Contains(out, ", re "+m[1]+"): thanks, hub") {
+			t.Fatalf("hank's poll on hb:\n%s", out)
 		}
 	})
 

@@ -3,8 +3,10 @@ package mail
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // crockford is Crockford's base32: sortable as text, no ambiguous letters.
@@ -55,4 +57,40 @@ func encode(b [16]byte) string {
 		hi >>= 5
 	}
 	return string(out[:])
+}
+
+// ShortLen is how many characters of a message id poll and log show.
+const ShortLen = 8
+
+// ShortID is id as poll and log show it, for a reply to name (sotd send
+// --reply-to): its last ShortLen characters. Those of an id NewID makes are
+// random, where its first ten are the time every id of that millisecond
+// shares, so two lines of one inbox share a short id by a 1-in-2^40 chance per
+// pair; one derived from the id alone reads the same in every transcript. An
+// id of ShortLen characters or fewer, another client's, is shown whole.
+func ShortID(id string) string {
+	if len(id) <= ShortLen {
+		return id
+	}
+	return id[len(id)-ShortLen:]
+}
+
+// IsID reports whether s is an id as NewID makes them, in either case: 26 of
+// Crockford's base32 digits. Such an id names one line wherever it is filed.
+func IsID(s string) bool {
+	if len(s) != 26 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune(crockford, unicode.ToUpper(rune(s[i]))) {
+			return false
+		}
+	}
+	return true
+}
+
+// NamesID reports whether ref, a full id or a short one as poll shows it, in
+// either case, names the line whose id is id.
+func NamesID(ref, id string) bool {
+	return id != "" && (strings.EqualFold(ref, id) || strings.EqualFold(ref, ShortID(id)))
 }

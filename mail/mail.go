@@ -18,13 +18,18 @@ import (
 const MaxText = 512 << 10
 
 // CheckRequest refuses what no route may file: bad handles on either side, text
-// that is too large, or a broadcast copy addressed to its own sender.
+// that is too large, a message id or in_reply_to that is not an id, or a
+// broadcast copy addressed to its own sender. A request that came over a
+// socket or a link was bounded as it was decoded; route 1's is bounded here.
 func CheckRequest(r wire.CommFile) error {
 	if err := home.CheckHandle(r.To); err != nil {
 		return wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}
 	if err := home.CheckHandle(r.From); err != nil {
 		return wire.Refuse(wire.CodeBadHandle, "the sender is %v", err)
+	}
+	if err := r.Validate(); err != nil {
+		return err
 	}
 	if len(r.Text) > MaxText {
 		return wire.Refuse(wire.CodeBadRequest, "the message is %d bytes, over the %d-byte limit; send a shorter one or split it", len(r.Text), MaxText)
@@ -52,5 +57,5 @@ func Compose(r wire.CommFile, now time.Time) filer.Line {
 	if r.Broadcast {
 		to = ""
 	}
-	return filer.Line{From: r.From, To: to, Repo: r.Repo, Msg: r.Text, TS: registry.Stamp(now), ID: r.ID}
+	return filer.Line{From: r.From, To: to, Repo: r.Repo, Msg: r.Text, TS: registry.Stamp(now), ID: r.ID, InReplyTo: r.InReplyTo}
 }

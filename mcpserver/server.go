@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,6 +36,7 @@ type SendArgs struct {
 	To        string `json:"to,omitempty" jsonschema:"the receiver's handle, with or without its @; leave out with broadcast"`
 	Text      string `json:"text" jsonschema:"the message"`
 	Broadcast bool   `json:"broadcast,omitempty" jsonschema:"send to every other live session instead of one handle"`
+	ReplyTo   string `json:"reply_to,omitempty" jsonschema:"the id of the line this answers: the short id poll shows after 'id' (it must name one line of this session's inbox), or a full message id"`
 }
 
 // StatusArgs is the status tool's input.
@@ -48,15 +50,22 @@ type SentArgs struct {
 	To string `json:"to,omitempty" jsonschema:"only the lines sent to this handle"`
 }
 
+// LogArgs is the log tool's input.
+type LogArgs struct {
+	With  string `json:"with,omitempty" jsonschema:"only the conversation with this handle"`
+	Since string `json:"since,omitempty" jsonschema:"only the lines filed since an age (90m, 12h, 30d) or a time (2026-05-29T18:04:00Z)"`
+	Grep  string `json:"grep,omitempty" jsonschema:"only the lines whose message holds this text, in any case"`
+}
+
 // None is the input of a tool that takes no arguments.
 type None struct{}
 
 // New is the server, its tools calling into sessions made by sessions.
 func New(sessions Sessions, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "sot-comm mail", Version: version}, &mcp.ServerOptions{
-		Instructions: "Mail between coding-agent sessions: each session has a handle (@name). poll reads new mail and marks it read; send files a message into a handle's inbox; list shows every handle; status declares what this session is doing; sent shows whether sent lines were read. A subagent never sends or reads mail.",
+		Instructions: "Mail between coding-agent sessions: each session has a handle (@name). poll reads new mail and marks it read, each line with its short id; send files a message into a handle's inbox, and with reply_to answers one line; log shows this session's history, read lines included; list shows every handle; status declares what this session is doing; sent shows whether sent lines were read. A subagent never sends or reads mail.",
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "send", Description: "File a message into another session's inbox (to), or into every other live session's (broadcast). Answers 'filed -> @handle' per receiver, or 'FAILED -> @handle: reason' as a tool error: nothing was sent."},
+	mcp.AddTool(s, &mcp.Tool{Name: "send", Description: "File a message into another session's inbox (to), or into every other live session's (broadcast); reply_to names the line it answers. Answers 'filed -> @handle' per receiver, or 'FAILED -> @handle: reason' as a tool error: nothing was sent."},
 		textOnly(func(_ context.Context, _ *mcp.CallToolRequest, in SendArgs) (*mcp.CallToolResult, any, error) {
 			to := strings.TrimPrefix(in.To, "@")
 			switch {
@@ -68,10 +77,10 @@ func New(sessions Sessions, version string) *mcp.Server {
 				return failed("no message: text is empty; nothing was sent")
 			}
 			return call(sessions, func(c *client.Session) int {
-				return c.Send(client.SendArgs{To: to, Text: in.Text, Broadcast: in.Broadcast})
+				return c.Send(client.SendArgs{To: to, Text: in.Text, Broadcast: in.Broadcast, ReplyTo: in.ReplyTo})
 			})
 		}))
-	mcp.AddTool(s, &mcp.Tool{Name: "poll", Description: "Show the mail past this session's read cursor, one '@sender (time): text' a line, and move the cursor past it. A busy inbox is a tool error: nothing was read; try again."},
+	mcp.AddTool(s, &mcp.Tool{Name: "poll", Description: "Show the mail past this session's read cursor, one '@sender (time, id SHORT): text' a line, and move the cursor past it; send's reply_to takes SHORT to answer that line. A busy inbox is a tool error: nothing was read; try again."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int { return c.Poll(false) })
 		})
@@ -88,6 +97,17 @@ func New(sessions Sessions, version string) *mcp.Server {
 				return c.Status(in.Verb, in.Text, in.Text != "", false)
 			})
 		}))
+	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Show this session's conversation history, read lines included, oldest first: '@from -> @to (time, id SHORT, read): text' a line, for the lines of its inbox and those it sent that this box's inboxes hold. Marks nothing read."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in LogArgs) (*mcp.CallToolResult, any, error) {
+			a := client.LogArgs{With: strings.TrimPrefix(in.With, "@"), Grep: in.Grep}
+			if in.Since != "" {
+				var err error
+				if a.Since, err = client.ParseSince(in.Since, time.Now()); err != nil {
+					return failed(fmt.Sprintf("since %v; nothing was read", err))
+				}
+			}
+			return call(sessions, func(c *client.Session) int { return c.Log(a) })
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sent", Description: "Show the lines this session sent recently (to one handle, or to any) and whether each has been read."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in SentArgs) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int { return c.Sent(strings.TrimPrefix(in.To, "@"), false) })

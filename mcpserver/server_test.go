@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestToolsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"send": {"to", "text", "broadcast"}, "poll": nil, "list": nil, "status": {"verb", "text"}, "sent": {"to"}}
+	want := map[string][]string{"send": {"to", "text", "broadcast", "reply_to"}, "poll": nil, "list": nil, "status": {"verb", "text"}, "sent": {"to"}, "log": {"with", "since", "grep"}}
 	if len(res.Tools) != len(want) {
 		t.Errorf("%d tools; want %d", len(res.Tools), len(want))
 	}
@@ -176,6 +177,35 @@ func TestSendAndPoll(t *testing.T) {
 	}
 }
 
+// A reply through the tool names the line by the short id poll showed; the
+// line is filed with in_reply_to, and log shows the thread, read lines
+// included.
+func TestReplyAndLog(t *testing.T) {
+	h, sessions := box(t)
+	cs := connect(t, sessions)
+	t.Setenv(home.EnvName, "bob")
+	if text, isErr := callTool(t, cs, "send", map[string]any{"to": "alice", "text": "is the build green?"}); isErr {
+		t.Fatalf("send: %q", text)
+	}
+	t.Setenv(home.EnvName, "alice")
+	text, _ := callTool(t, cs, "poll", nil)
+	m := regexp.MustCompile(`^@bob \(\S+, id ([0-9A-Z]{8})\): is the build green\?\n$`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("poll: %q; want the line with its short id", text)
+	}
+	if text, isErr := callTool(t, cs, "send", map[string]any{"to": "bob", "text": "yes", "reply_to": m[1]}); isErr || !strings.Contains(text, "filed -> @bob") {
+		t.Fatalf("send with reply_to: %q (error %v)", text, isErr)
+	}
+	inbox, err := os.ReadFile(filepath.Join(h.InboxDir(), "bob.jsonl"))
+	if err != nil || !regexp.MustCompile(`"msg":"yes","ts":"[^"]+","id":"[0-9A-Z]{26}","in_reply_to":"[0-9A-Z]{18}`+m[1]+`"}`).Match(inbox) {
+		t.Fatalf("bob's inbox holds %q (%v); want the reply with in_reply_to", inbox, err)
+	}
+	text, isErr := callTool(t, cs, "log", map[string]any{"with": "@bob", "since": "1h", "grep": "YES"})
+	if isErr || !regexp.MustCompile(`^@alice -> @bob \(\S+, id [0-9A-Z]{8}, re `+m[1]+`, unread\): yes\n$`).MatchString(text) {
+		t.Errorf("log: %q (error %v); want alice's reply alone", text, isErr)
+	}
+}
+
 // An escaped lone surrogate is no text: the SDK would hand send and status
 // U+FFFD in its place, so the call is refused, as the socket refuses such a
 // frame, and nothing is filed or written.
@@ -222,6 +252,8 @@ func TestBadCalls(t *testing.T) {
 		{"unknown status", "status", map[string]any{"verb": "sleeping"}, `unknown verb "sleeping"`},
 		{"summary past its bound", "status", map[string]any{"verb": "idle", "text": strings.Repeat("x", 600)}, "the status text is 600 bytes, over the 512-byte limit of a summary"},
 		{"wrong type", "send", map[string]any{"to": "alice", "text": 7}, "text"},
+		{"a reply to no line", "send", map[string]any{"to": "alice", "text": "hi", "reply_to": "ZZZZZZZZ"}, "FAILED -> @alice: reply-to ZZZZZZZZ names no line in @bob's inbox"},
+		{"a log since no time", "log", map[string]any{"since": "yesterday"}, `since "yesterday" is neither an age`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

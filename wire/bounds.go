@@ -56,19 +56,20 @@ func (f *fields) list(name string, l []string) {
 	}
 }
 
-// msgID refuses a message id that is not 1 to MaxMsgID printable ASCII
-// characters other than a space; "" is no id. sotd makes 26 of Crockford's
+// msgID refuses a message id (field says which: "message id", "in_reply_to
+// id") that is not 1 to MaxMsgID printable ASCII characters other than a space;
+// "" is no id. sotd makes 26 of Crockford's
 // base32 (mail.NewID); the wider set takes another client's, and still puts
 // nothing in an inbox line, a log or a terminal that could be read as anything
 // but the id.
-func (f *fields) msgID(id string) {
+func (f *fields) msgID(field, id string) {
 	if len(id) > MaxMsgID {
-		f.refuse("the message id is %d bytes, over the %d allowed", len(id), MaxMsgID)
+		f.refuse("the %s is %d bytes, over the %d allowed", field, len(id), MaxMsgID)
 		return
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c <= ' ' || c > '~' {
-			f.refuse("the message id %s has %s at byte %d; an id is 1 to %d printable ASCII characters, no spaces", strconv.QuoteToASCII(id), strconv.QuoteToASCII(id[i:i+1]), i, MaxMsgID)
+			f.refuse("the %s %s has %s at byte %d; an id is 1 to %d printable ASCII characters, no spaces", field, strconv.QuoteToASCII(id), strconv.QuoteToASCII(id[i:i+1]), i, MaxMsgID)
 			return
 		}
 	}
@@ -84,13 +85,15 @@ func (h Hello) Validate() error {
 	return f.err
 }
 
-// Validate bounds a comm.file's names and checks its message id.
+// Validate bounds a comm.file's names and checks its message id and the one
+// it answers.
 func (r CommFile) Validate() error {
 	var f fields
 	f.text("from", r.From, MaxName)
 	f.text("to", r.To, MaxName)
 	f.text("repo", r.Repo, MaxName)
-	f.msgID(r.ID)
+	f.msgID("message id", r.ID)
+	f.msgID("in_reply_to id", r.InReplyTo)
 	return f.err
 }
 

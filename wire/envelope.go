@@ -88,6 +88,9 @@ type HelloOK struct {
 
 // CommFile asks a daemon to file one line. ID is the sender's message id, kept
 // across retries so a second filing is answered "filed" without a second line.
+// InReplyTo is the id of the line this one answers (sotd send --reply-to),
+// filed as the line's in_reply_to; a daemon older than it drops it, and the
+// line is filed without it.
 type CommFile struct {
 	From      string `json:"from"`
 	To        string `json:"to"`
@@ -96,6 +99,7 @@ type CommFile struct {
 	Broadcast bool   `json:"broadcast,omitempty"`
 	Forwarded bool   `json:"forwarded,omitempty"`
 	ID        string `json:"id,omitempty"`
+	InReplyTo string `json:"in_reply_to,omitempty"`
 }
 
 // CommFiled answers a filed line.

@@ -67,6 +67,9 @@ func TestBashCompletion(t *testing.T) {
 		{"sotd completion ", []string{"bash", "zsh"}},
 		{"sotd hook p", []string{"prompt", "pretool", "posttool", "permission"}},
 		{"sotd send --b", []string{"--broadcast"}},
+		{"sotd send @bob --r", []string{"--reply-to"}},
+		{"sotd lo", []string{"lock-clear", "lock-manager", "log"}},
+		{"sotd log -", []string{"--since", "--grep", "--json"}},
 		{"sotd wake check screen.txt --w", []string{"--windows"}},
 		{"sotd rows screen --o", []string{"--out"}},
 		{"sotd despawn --", []string{}},
@@ -116,6 +119,7 @@ func TestZshCompletion(t *testing.T) {
 		{"sotd service pr", "sotd service print"},
 		{"sotd service print --os w", "sotd service print --os windows"},
 		{"sotd poll --j", "sotd poll --json"},
+		{"sotd log --g", "sotd log --grep"},
 		{"sotd completion z", "sotd completion zsh"},
 		{"sotd run -- zzage", "sotd run -- zzagent"},
 	} {

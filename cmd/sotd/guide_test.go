@@ -10,6 +10,7 @@ import (
 
 	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/hooks"
+	"github.com/sotcomm/sotd/mail"
 )
 
 // Every command the installed instructions name runs as written: the verb and
@@ -28,11 +29,15 @@ func TestGuideCommandsRun(t *testing.T) {
 			t.Fatalf("join as %s: %d %s", name, code, out)
 		}
 	}
+	// A line in alice's inbox for the guide's reply to name.
+	const id = "01KBQ3Z5X8M2N4P6R7S9T0VWXY"
+	inbox := filepath.Join(dir, "comm", "inbox", "alice.jsonl")
+	os.WriteFile(inbox, []byte(`{"from":"bob","to":"alice","repo":"r","msg":"is it green?","ts":"2026-05-29T18:04:00Z","id":"`+id+`"}`+"\n"), 0o600)
 	cmds := regexp.MustCompile("`(sotd [^`]*)`").FindAllStringSubmatch(hooks.Guide(), -1)
 	if len(cmds) < 12 {
 		t.Fatalf("found %d commands in the guide; the pattern no longer reads it", len(cmds))
 	}
-	fill := strings.NewReplacer("@handle", "@bob", "@that-handle", "@bob", "PATH", body)
+	fill := strings.NewReplacer("@handle", "@bob", "@that-handle", "@bob", "PATH", body, "--reply-to ID", "--reply-to "+mail.ShortID(id))
 	for _, m := range cmds {
 		line := fill.Replace(m[1])
 		code, out := runCLI(t, line)

@@ -55,14 +55,26 @@ func runSend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // parseSend reads send's arguments by hand: only the first positional @arg is the
 // recipient, and everything after it is the message, even words that begin with
-// @ or look like flags.
+// @ or look like flags. --reply-to and --file go before the message.
 func parseSend(args []string) (a client.SendArgs, file string, err error) {
 	var words []string
 	haveTo := false
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		switch {
-		case len(words) > 0 || (haveTo && file != ""):
+		case len(words) > 0:
+			words = append(words, arg)
+		case arg == "--reply-to" && a.ReplyTo == "":
+			if i+1 >= len(args) || args[i+1] == "" {
+				return a, "", fmt.Errorf("--reply-to needs the id of the line it answers (poll shows it as id XXXXXXXX)")
+			}
+			i++
+			a.ReplyTo = args[i]
+		case strings.HasPrefix(arg, "--reply-to=") && a.ReplyTo == "":
+			if a.ReplyTo = strings.TrimPrefix(arg, "--reply-to="); a.ReplyTo == "" {
+				return a, "", fmt.Errorf("--reply-to needs the id of the line it answers (poll shows it as id XXXXXXXX)")
+			}
+		case haveTo && file != "":
 			words = append(words, arg)
 		case arg == "--broadcast" && !haveTo && !a.Broadcast:
 			a.Broadcast = true
@@ -96,6 +108,38 @@ func parseSend(args []string) (a client.SendArgs, file string, err error) {
 	}
 	a.Text = strings.Join(words, " ")
 	return a, file, nil
+}
+
+func runLog(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var a client.LogArgs
+	var since string
+	// @handle may come before the flags or after them.
+	if len(args) > 0 && strings.HasPrefix(args[0], "@") {
+		a.With, args = strings.TrimPrefix(args[0], "@"), args[1:]
+	}
+	rest, ok := flags("log", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&since, "since", "", "only lines filed since this age or time")
+		fs.StringVar(&a.Grep, "grep", "", "only lines whose message holds this text")
+		fs.BoolVar(&a.JSON, "json", false, "print one JSON array")
+	})
+	if ok && len(rest) == 1 && a.With == "" && strings.HasPrefix(rest[0], "@") {
+		a.With, rest = strings.TrimPrefix(rest[0], "@"), nil
+	}
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "log", rest)
+	}
+	if since != "" {
+		var err error
+		if a.Since, err = client.ParseSince(since, time.Now()); err != nil {
+			fmt.Fprintf(stderr, "sotd log: --since %v\n", err)
+			return client.ExitUsage
+		}
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.Log(a)
 }
 
 // jsonVerb runs a verb whose one flag is --json.

@@ -12,6 +12,7 @@ func TestParseSend(t *testing.T) {
 		to, text  string
 		file      string
 		broadcast bool
+		replyTo   string
 		bad       string
 	}{
 		{name: "plain", args: "@bob|hello there", to: "bob", text: "hello there"},
@@ -30,6 +31,16 @@ func TestParseSend(t *testing.T) {
 		{name: "no message", args: "@bob", bad: "no message"},
 		{name: "file and words", args: "@bob|--file|x|extra", bad: "not both"},
 		{name: "file without path", args: "@bob|--file", bad: "--file needs a PATH"},
+		{name: "reply", args: "@bob|--reply-to|S9T0VWXY|done", to: "bob", text: "done", replyTo: "S9T0VWXY"},
+		{name: "reply=", args: "@bob|--reply-to=S9T0VWXY|done", to: "bob", text: "done", replyTo: "S9T0VWXY"},
+		{name: "reply first", args: "--reply-to|S9T0VWXY|@bob|done", to: "bob", text: "done", replyTo: "S9T0VWXY"},
+		{name: "reply with a file", args: "@bob|--file|-|--reply-to|S9T0VWXY", to: "bob", file: "-", replyTo: "S9T0VWXY"},
+		{name: "reply broadcast", args: "--broadcast|--reply-to|S9T0VWXY|all", broadcast: true, text: "all", replyTo: "S9T0VWXY"},
+		{name: "reply-to in the message is text", args: "@bob|hi|--reply-to|X", to: "bob", text: "hi --reply-to X"},
+		{name: "a second reply-to is the message", args: "@bob|--reply-to|A|--reply-to|B", to: "bob", text: "--reply-to B", replyTo: "A"},
+		{name: "reply without id", args: "@bob|--reply-to", bad: "--reply-to needs the id"},
+		{name: "reply= without id", args: "@bob|--reply-to=|hi", bad: "--reply-to needs the id"},
+		{name: "reply without message", args: "@bob|--reply-to|X", bad: "no message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var args []string
@@ -43,7 +54,7 @@ func TestParseSend(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || a.To != tc.to || a.Text != tc.text || file != tc.file || a.Broadcast != tc.broadcast {
+			if err != nil || a.To != tc.to || a.Text != tc.text || file != tc.file || a.Broadcast != tc.broadcast || a.ReplyTo != tc.replyTo {
 				t.Fatalf("parseSend(%q) = %+v, file %q, %v", args, a, file, err)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,12 +74,22 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // setVar sets an environment variable to the last command's stdout, trimmed (a
-// row id that sotd spawn printed).
+// row id that sotd spawn printed), or to the first group of REGEXP's first
+// match in it (a message id that poll printed).
 func setVar(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: setvar NAME")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: setvar NAME [REGEXP]")
 	}
-	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+	out := ts.ReadFile("stdout")
+	if len(args) == 1 {
+		ts.Setenv(args[0], strings.TrimSpace(out))
+		return
+	}
+	m := regexp.MustCompile(args[1]).FindStringSubmatch(out)
+	if len(m) < 2 {
+		ts.Fatalf("setvar: %q matches no group of stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // exitCode runs a command as exec does and checks its exit code: the codes

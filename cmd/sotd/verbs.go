@@ -37,20 +37,39 @@ The handle is derived from the project folder and this box's name unless --name
 or $SOT_COMM_NAME gives one. Exit 3 when the self slot names another project
 (--repin re-pins it) or a row holds the named handle.`, runJoin},
 			{"send", "file a message into another session's inbox", `
-usage: sotd send @handle 'message'
-       sotd send @handle --file PATH|-
-       sotd send --broadcast 'message'
+usage: sotd send @handle [--reply-to MSGID] 'message'
+       sotd send @handle [--reply-to MSGID] --file PATH|-
+       sotd send --broadcast [--reply-to MSGID] 'message'
 
 Prints "filed -> @handle" (exit 0) or "FAILED -> @handle: <reason>" (exit 1).
 The recipient is only the first positional @arg; the message may itself begin
 with @. --file reads the body whole from PATH, or stdin for -; a body is at
-most 512 KiB.`, runSend},
+most 512 KiB. --reply-to records on the line which line it answers
+(in_reply_to): the short id poll shows ("id S9T0VWXY"), which must name
+exactly one line of this session's inbox, or a full 26-character id (sotd log
+--json shows every id), taken as given. An id that names no line, or more than
+one, is refused and nothing is sent.`, runSend},
 			{"poll", "show new mail and move the read cursor past it", `
 usage: sotd poll [--json]
 
-Shows the inbox lines past this session's cursor, then advances it; --json
+Shows the inbox lines past this session's cursor, "@sender (time, id SHORT):
+text" each, then advances it; SHORT is the line's short id, which sotd send
+--reply-to takes, and "re SHORT" marks a line that answers another. --json
 prints them as one JSON array, each line as filed, and notes on stderr.
 Exit 75 when the inbox is being written: nothing was read; try again.`, runPoll},
+			{"log", "show this session's conversation history, read lines included", `
+usage: sotd log [@handle] [--since AGE|TIME] [--grep TEXT] [--json]
+
+Shows the lines of this session's inbox and the lines it sent that an inbox in
+this home holds, oldest first, read or not: "@from -> @to (time, id SHORT,
+read): text", escaped as poll shows it. @handle keeps the conversation with
+that handle alone; --since keeps the lines filed since an age (90m, 12h, 30d)
+or a time (2026-05-29T18:04:00Z, 2026-05-29); --grep keeps the lines whose
+message holds TEXT, in any case. --json prints one JSON array, each line's
+fields with its inbox, short_id and read, and notes on stderr. A handle this
+home does not list has its mail filed on another box, which log does not read:
+a note names it (the @handle asked for, or one that wrote to this session),
+and sotd sent asks that box for its last lines. Nothing is marked read.`, runLog},
 			{"sent", "show the lines this session sent and whether each was read", `
 usage: sotd sent [@handle] [--json]
 
@@ -247,8 +266,8 @@ AGENTS.md (the rest of that file stays). Running it twice changes nothing.
 Before the first change a settings file or AGENTS.md is kept as
 <file>.bak.<time>. Prints what changed.
 
-So that a session runs sotd's mail verbs (sotd poll, send, sent, list, status,
-join, leave) and their comm-*.sh shims with no approval, it adds rules: for
+So that a session runs sotd's mail verbs (sotd poll, send, sent, log, list,
+status, join, leave) and their comm-*.sh shims with no approval, it adds rules: for
 Claude Code allow rules in the settings' permissions.allow ("Bash(sotd poll *)",
 and mcp__sot-comm for the MCP tools), for Codex rules/sot-comm.rules beside
 hooks.json (prefix rules that run them outside its sandbox, where they fail).

@@ -46,6 +46,21 @@ type ClaudeState struct {
 	MCP       string   // the sot-comm server's command line as registered, "" when none
 	MCPIsOurs bool     // it runs this sotd's mcp
 	Rules     []string // PermissionRules missing from permissions.allow
+	// Plugin is sotd's Claude Code plugin as the settings enable it.
+	Plugin PluginState
+}
+
+// PluginState is sotd's Claude Code plugin in a config: enabled in
+// settings.json's enabledPlugins, and its installed files judged against what
+// this sotd renders (PluginFiles).
+type PluginState struct {
+	ID      string   // the enabled plugin, sot-comm@<marketplace>; "" when none is
+	Dir     string   // its installed folder, "" when installed_plugins.json names none
+	Hooks   Presence // hooks/hooks.json
+	Skill   Presence // skills/sot-comm/SKILL.md
+	MCP     Presence // .mcp.json
+	Rules   []string // PluginPermissionRules missing from permissions.allow
+	Listing string   // installed_plugins.json, where Claude Code records its folder
 }
 
 // ReadClaude reads the Claude Code config at settings ("" is
@@ -74,7 +89,10 @@ func ReadClaude(h home.Home, settings, sotd string) (ClaudeState, error) {
 	if err := st.readHooks(root, specsFor(Claude, h), sotd, path); err != nil {
 		return st, err
 	}
-	if st.Rules, err = missingRules(root, path); err != nil {
+	if st.Rules, err = missingRules(root, PermissionRules(), path); err != nil {
+		return st, err
+	}
+	if st.Plugin, err = readPlugin(root, shown, path); err != nil {
 		return st, err
 	}
 	text, _, err := readFile(st.Skill)
@@ -116,14 +134,14 @@ func (st *ClaudeState) readHooks(root object, want []hookSpec, sotd, path string
 	return nil
 }
 
-// missingRules is the PermissionRules the settings' permissions.allow lacks.
-func missingRules(root object, path string) ([]string, error) {
+// missingRules is the rules of want the settings' permissions.allow lacks.
+func missingRules(root object, want []string, path string) ([]string, error) {
 	_, _, have, err := allowList(root, path)
 	if err != nil {
 		return nil, err
 	}
 	var missing []string
-	for _, r := range PermissionRules() {
+	for _, r := range want {
 		if !slices.Contains(have, r) {
 			missing = append(missing, r)
 		}

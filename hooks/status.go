@@ -64,8 +64,8 @@ func PreTool(r Run) int {
 		return ExitFailed
 	}
 	switch {
-	case in.AgentID != "" && strings.HasPrefix(in.ToolName, mcpTools):
-		r.deny(SubagentRefusal) // sot-comm's MCP tools are the mail verbs
+	case in.AgentID != "" && (strings.HasPrefix(in.ToolName, mcpTools) || strings.HasPrefix(in.ToolName, pluginTools)):
+		r.deny(SubagentRefusal) // sot-comm's MCP tools, installed or the plugin's, are the mail verbs
 		return ExitOK
 	case in.ToolName == "Bash":
 		if in.AgentID == "" {

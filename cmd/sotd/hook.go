@@ -38,6 +38,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"posttool":   func(r hooks.Run) int { return hooks.PostTool(r, codex) },
 		"permission": hooks.Permission,
 		"wait":       hooks.Wait,
+		"watch":      hooks.Watch,
 	}[name]
 	if run == nil {
 		return misused(args)

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,89 @@ func TestCheckClaude(t *testing.T) {
 	}
 	if c := cs["claude skill"]; c.Level != Warn || !strings.Contains(c.Detail, "is another skill than sotd's") || !strings.Contains(c.Fix, "Move that skill's folder aside") {
 		t.Errorf("another skill as sot-comm: %+v", c)
+	}
+}
+
+// A config that enables sotd's plugin is judged by the plugin's installed
+// files, not settings.json's hooks: with the files this sotd renders every
+// line is ok but the rules (a plugin cannot carry them), which are ok once
+// added; an older plugin, a folder Claude Code lost, hooks also installed in
+// settings.json, and a sotd on PATH that is not this one are each named with
+// their fix.
+func TestCheckClaudePlugin(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	plugin := filepath.Join(dir, "plugins", "cache", "sotd", "sot-comm", "unknown")
+	files, err := hooks.PluginFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range files {
+		write(t, filepath.Join(plugin, filepath.FromSlash(p)), string(b))
+	}
+	listing := `{"version":2,"plugins":{"sot-comm@sotd":[{"scope":"user","installPath":"` + plugin + `","version":"unknown"}]}}`
+	write(t, filepath.Join(dir, "plugins", "installed_plugins.json"), listing)
+	enabled := `"enabledPlugins": {"sot-comm@sotd": true}`
+	write(t, settings, "{"+enabled+"}")
+	e := Env{Home: home.Home{Dir: filepath.Join(dir, "comm")}, ClaudeSettings: settings, Sotd: "sotd", LookPath: onlyTmux}
+	lines := func() map[string]Check {
+		m := map[string]Check{}
+		for _, c := range checkClaude(e) {
+			m[c.Name] = c
+		}
+		return m
+	}
+
+	cs := lines()
+	for _, name := range []string{"claude hooks", "claude skill", "claude mcp"} {
+		if c := cs[name]; c.Level != OK || !strings.Contains(c.Detail, "the sot-comm plugin (sot-comm@sotd)") {
+			t.Errorf("plugin installed: %s: %+v, want ok and the plugin named", name, c)
+		}
+	}
+	rules := cs["claude rules"]
+	if rules.Level != Warn || !strings.Contains(rules.Detail, "a plugin cannot carry permission rules") ||
+		!strings.Contains(rules.Fix, `"Bash(sotd poll *)"`) || !strings.Contains(rules.Fix, `"mcp__plugin_sot-comm_sot-comm"`) {
+		t.Errorf("plugin without rules: %+v", rules)
+	}
+	allow, _ := json.Marshal(hooks.PluginPermissionRules())
+	write(t, settings, `{"permissions": {"allow": `+string(allow)+`}, `+enabled+`}`)
+	if c := lines()["claude rules"]; c.Level != OK || c.Fix != "" {
+		t.Errorf("plugin with the rules added: %+v", c)
+	}
+
+	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks": {}}`)
+	if c := lines()["claude hooks"]; c.Level != Warn || !strings.Contains(c.Detail, "brings another sotd's hooks") ||
+		c.Fix != "Run claude plugin marketplace update sotd, then claude plugin update sot-comm@sotd, and restart Claude Code." {
+		t.Errorf("an older plugin's hooks: %+v", c)
+	}
+	write(t, filepath.Join(plugin, "hooks", "hooks.json"), string(files["hooks/hooks.json"]))
+
+	e.Sotd = "/opt/other/sotd"
+	if c := lines()["claude hooks"]; c.Level != Warn || !strings.Contains(c.Detail, "which is not this sotd (/opt/other/sotd)") {
+		t.Errorf("another sotd on PATH: %+v", c)
+	}
+	e.Sotd = "sotd"
+
+	var out strings.Builder
+	if code := (hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: "sotd", Home: e.Home, Out: &out, Now: time.Now}).Run(); code != hooks.ExitOK {
+		t.Fatalf("install: %d %s", code, out.String())
+	}
+	if c := lines()["claude hooks"]; c.Level != Warn || !strings.Contains(c.Detail, "each runs twice") || !strings.Contains(c.Fix, "sotd hooks uninstall --claude") {
+		t.Errorf("hooks both installed and the plugin's: %+v", c)
+	}
+
+	write(t, filepath.Join(dir, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{}}`)
+	if cs := lines(); cs["claude hooks"].Level != Warn || cs["claude hooks"].Fix != "Run claude plugin install sot-comm@sotd." || len(cs) != 2 {
+		t.Errorf("plugin enabled but not installed: %+v", cs)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -108,13 +108,13 @@ func checkClaudeMCP(st hooks.ClaudeState, bin string) Check {
 		c.Fix = claudeInstall
 		return c
 	}
-	return connects(bin, "sot-comm", st.MCP, st.JSON)
+	return connects(bin, st.MCP, st.JSON, "sot-comm")
 }
 
-// connects is the claude mcp line of the server Claude Code lists as name,
-// which runs the command line runs as registered in where: whether `claude mcp
-// list`, run as bin, says it connects.
-func connects(bin, name, runs, where string) Check {
+// connects is the claude mcp line of the server Claude Code lists under one
+// of names, which runs the command line runs as registered in where: whether
+// `claude mcp list`, run as bin, says it connects.
+func connects(bin, runs, where string, names ...string) Check {
 	c := Check{Name: "claude mcp", Level: Warn}
 	if bin == "" {
 		c.Level, c.Detail = OK, fmt.Sprintf("sot-comm runs %s in %s (whether it connects is not checked: claude is not on PATH)", runs, where)
@@ -123,8 +123,10 @@ func connects(bin, name, runs, where string) Check {
 	out, err := runClaude(bin, "mcp", "list")
 	var line string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, name+": ") {
-			line = l
+		for _, name := range names {
+			if strings.HasPrefix(l, name+": ") {
+				line = l
+			}
 		}
 	}
 	switch {

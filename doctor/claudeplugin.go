@@ -34,7 +34,9 @@ func pluginChecks(st hooks.ClaudeState, sotd, bin string) []Check {
 	}
 	mcp := pluginPart("claude mcp", named, "MCP server", p.MCP, p.Dir, update)
 	if mcp.Level == OK {
-		mcp = connects(bin, hooks.PluginServer, "sotd mcp", named)
+		// Claude Code lists a plugin's server that runs what a registered one
+		// runs under the registered one's name only.
+		mcp = connects(bin, "sotd mcp", named, hooks.PluginServer, "sot-comm")
 	}
 	return []Check{hooksLine, pluginPart("claude skill", named, "skill", p.Skill, p.Dir, update), mcp, pluginRules(st)}
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -86,7 +87,7 @@ func pluginSpecs() []hookSpec {
 }
 
 // PluginFiles is the plugin's files, by their slash path in PluginDir:
-// its manifest, hooks, skill and MCP server.
+// its manifest, hooks, skill, MCP server and the comm-*.sh shims.
 func PluginFiles() (map[string][]byte, error) {
 	hooks, _, err := merge(nil, pluginSpecs(), "sotd", "hooks/hooks.json")
 	if err != nil {
@@ -107,12 +108,30 @@ func PluginFiles() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{
+	files := map[string][]byte{
 		".claude-plugin/plugin.json": manifest,
 		"hooks/hooks.json":           hooks,
 		".mcp.json":                  mcp,
 		pluginSkill:                  skill(),
-	}, nil
+	}
+	// Claude Code puts an enabled plugin's bin/ on its Bash tool's PATH, so a
+	// session finds the shims there, as a row finds them in the comm home's.
+	for _, sh := range shimVerbs {
+		files[pluginBin+sh.name] = shim("sotd", sh.verb)
+	}
+	return files, nil
+}
+
+// pluginBin is the plugin's folder of programs.
+const pluginBin = "bin/"
+
+// PluginFileMode is the mode a plugin file is checked in with: the shims in
+// bin/ runnable, as Claude Code copies them.
+func PluginFileMode(name string) fs.FileMode {
+	if strings.HasPrefix(name, pluginBin) {
+		return binMode
+	}
+	return 0o644
 }
 
 // MarketplaceJSON is the marketplace manifest at MarketplacePath: the one

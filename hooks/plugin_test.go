@@ -24,25 +24,32 @@ func TestPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]byte{}
+	want, mode := map[string][]byte{}, map[string]os.FileMode{}
 	for p, b := range files {
-		want[filepath.Join(repoRoot, PluginDir, filepath.FromSlash(p))] = b
+		path := filepath.Join(repoRoot, PluginDir, filepath.FromSlash(p))
+		want[path], mode[path] = b, PluginFileMode(p)
 	}
-	if want[filepath.Join(repoRoot, filepath.FromSlash(MarketplacePath))], err = MarketplaceJSON(); err != nil {
+	market := filepath.Join(repoRoot, filepath.FromSlash(MarketplacePath))
+	if want[market], err = MarketplaceJSON(); err != nil {
 		t.Fatal(err)
 	}
+	mode[market] = 0o644
 	for path, b := range want {
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
+			if err := os.WriteFile(path, b, mode[path]); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, mode[path]); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
 		have, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(have, b) {
+		fi, _ := os.Stat(path)
+		if err != nil || !bytes.Equal(have, b) || fi.Mode().Perm()&0o111 != mode[path]&0o111 {
 			t.Errorf("%s is not what this sotd renders (%v): refresh the plugin with\n\tgo test ./hooks -run TestPlugin -update", path, err)
 		}
 	}
@@ -58,7 +65,8 @@ func TestPlugin(t *testing.T) {
 
 // The plugin's hooks are Install's, each run as "sotd" from PATH, but for the
 // guard's matcher (the plugin's tool names) and the re-arm (a bare-name
-// matcher, and Watch to name the path); its MCP server and skill are Install's.
+// matcher, and Watch to name the path); its MCP server, skill and shims are
+// Install's.
 func TestPluginIsInstall(t *testing.T) {
 	files, err := PluginFiles()
 	if err != nil {
@@ -112,5 +120,10 @@ func TestPluginIsInstall(t *testing.T) {
 	}
 	if !bytes.Equal(files["skills/sot-comm/SKILL.md"], skill()) {
 		t.Errorf("the plugin's skill is not Install's")
+	}
+	for _, sh := range shimVerbs {
+		if b := files["bin/"+sh.name]; !isShim(b, sh.verb) || !bytes.Contains(b, []byte("exec sotd ")) {
+			t.Errorf("the plugin's %s is not the shim of sotd %s on PATH: %q", sh.name, sh.verb, b)
+		}
 	}
 }

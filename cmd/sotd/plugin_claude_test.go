@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hooks"
+	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
 )
 
 // claudeCommandWait bounds one `claude plugin`/`claude mcp` command: each is a
@@ -23,10 +28,13 @@ const claudeCommandWait = 2 * time.Minute
 // repository with the real Claude Code's own commands, in a fresh HOME with no
 // `sotd hooks install`: the marketplace and plugin validate, `claude plugin
 // list` shows it enabled, `claude mcp list` shows its sot-comm server
-// connected, and sotd doctor takes the plugin for an install. Then the TUI
-// runs with it as TestRewakeRealClaude does with an install: the plugin's
-// SessionStart hooks start the waiter and name the re-arm file (the waiter
-// re-arms through the plugin's FileChanged hook), and mail wakes the model.
+// connected, and sotd doctor takes the plugin for an install. The person then
+// adds the permission rules, which a plugin cannot carry, to settings.json.
+// Then the TUI runs with it as TestRewakeRealClaude does with an install: the
+// plugin's SessionStart hooks start the waiter and name the re-arm file (the
+// waiter re-arms through the plugin's FileChanged hook), and mail wakes the
+// model, which runs comm-poll.sh (the plugin's bin/ is on its PATH) and
+// answers with sotd send, with no dialog.
 func TestPluginRealClaude(t *testing.T) {
 	for name, claude := range realClaudes(t) {
 		t.Run(name, func(t *testing.T) {
@@ -38,7 +46,7 @@ func TestPluginRealClaude(t *testing.T) {
 
 // installPlugin installs the plugin with claude's own commands, and checks
 // what Claude Code and sotd doctor say of it.
-func installPlugin(t *testing.T, b *claudeBox, claude string) {
+func installPlugin(t *testing.T, b *claudeBox, claude string) (afterWake func()) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +94,23 @@ func installPlugin(t *testing.T, b *claudeBox, claude string) {
 		t.Fatalf("the plugin's install wrote hooks into settings.json:\n%s", b)
 	}
 
+	// The rules a plugin cannot carry, as the person adds them to what
+	// Claude Code wrote.
+	var settings map[string]any
+	if raw, err := os.ReadFile(b.settings()); err != nil || json.Unmarshal(raw, &settings) != nil {
+		t.Fatalf("settings.json: %v %s", err, raw)
+	}
+	settings["permissions"] = map[string]any{"allow": hooks.PluginPermissionRules()}
+	raw, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b.settings(), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	// doctor, run as the session's sotd with claude on PATH, takes the plugin's
-	// hooks, skill and server for sotd's; the rules a plugin cannot carry are
-	// the one line left to fix.
+	// hooks, skill and server, and the rules added, for sotd's Claude Code setup.
 	env = append(env, "PATH="+filepath.Dir(claude)+":"+b.bin+":"+os.Getenv("PATH"))
 	doc := run(b.sotd, "doctor")
 	for _, want := range []string{
@@ -100,10 +122,40 @@ func installPlugin(t *testing.T, b *claudeBox, claude string) {
 		}
 	}
 	for _, l := range strings.Split(doc, "\n") {
-		if strings.Contains(l, "claude hooks") || strings.Contains(l, "claude skill") || strings.Contains(l, "claude mcp") {
+		if strings.Contains(l, "claude hooks") || strings.Contains(l, "claude skill") || strings.Contains(l, "claude mcp") || strings.Contains(l, "claude rules") {
 			if !strings.HasPrefix(l, "OK") {
 				t.Errorf("sotd doctor: %q, want ok", l)
 			}
+		}
+	}
+
+	// @bob, who the mail is from, is joined to get the answer.
+	var out bytes.Buffer
+	bob := &client.Session{Home: b.h, Host: "box", Cwd: b.dir, Stdout: &out, Stderr: &out, Now: time.Now}
+	if code := bob.Join(client.JoinArgs{Name: "bob"}); code != client.ExitOK {
+		t.Fatalf("join bob: %d %s", code, out.String())
+	}
+	// A daemon files the answer (a client appends only under a hub's lock manager).
+	serve := exec.Command(b.sotd, "serve")
+	serve.Env = b.env("")
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		serve.Process.Signal(os.Interrupt)
+		serve.Wait()
+	})
+	testutil.Eventually(t, 30*time.Second, "the daemon's socket", func() bool { return testutil.Answers(b.h.Socket("box")) })
+	const answer = "pong from alice"
+	b.api.Plan(registry.WakeNotice, "comm-poll.sh", "sotd send @bob '"+answer+"'")
+	return func() {
+		testutil.Eventually(t, rewakeWithin, "alice's answer in bob's inbox, with no dialog", func() bool {
+			inbox, err := b.h.HandlePath(home.Inbox, "bob")
+			text, _ := os.ReadFile(inbox)
+			return err == nil && strings.Contains(string(text), answer) && len(b.api.ToolResults()) >= 2
+		})
+		if r := b.api.ToolResults(); len(r) < 2 || !strings.Contains(r[0], "hi, alice") || !strings.Contains(r[1], "filed -> @bob") {
+			t.Fatalf("the tool results: %q, want comm-poll.sh's mail and sotd send's filing", r)
 		}
 	}
 }

@@ -136,11 +136,12 @@ func (b *claudeBox) env(name string, extra ...string) []string {
 func (b *claudeBox) settings() string { return filepath.Join(b.userHome, ".claude", "settings.json") }
 
 // installHooks sets the box up as `sotd hooks install --claude` does.
-func installHooks(t *testing.T, b *claudeBox, _ string) {
+func installHooks(t *testing.T, b *claudeBox, _ string) (afterWake func()) {
 	var out bytes.Buffer
 	if code := (hooks.Install{Agent: hooks.Claude, Settings: b.settings(), Sotd: b.sotd, Home: b.h, Out: &out, Now: time.Now}).Run(); code != 0 {
 		t.Fatalf("hooks install: %d %s", code, out.String())
 	}
+	return func() {}
 }
 
 // startTUI runs claude's TUI in proj, in a tmux window the test owns, and
@@ -172,8 +173,9 @@ func (b *claudeBox) startTUI(t *testing.T, claude string, env []string) (pane fu
 }
 
 // rewakeRealClaude sets a box up with setup, starts claude's TUI in it as
-// @alice, and runs the rewake's steps (see TestRewakeRealClaude).
-func rewakeRealClaude(t *testing.T, claude string, setup func(*testing.T, *claudeBox, string)) {
+// @alice, and runs the rewake's steps (see TestRewakeRealClaude); what setup
+// returns checks what the first wake's turn did.
+func rewakeRealClaude(t *testing.T, claude string, setup func(*testing.T, *claudeBox, string) (afterWake func())) {
 	b := newClaudeBox(t)
 	h, api := b.h, b.api
 	// @alice joins from the test; the session acts as her by $SOT_COMM_NAME.
@@ -182,7 +184,7 @@ func rewakeRealClaude(t *testing.T, claude string, setup func(*testing.T, *claud
 	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
 		t.Fatalf("join: %d %s", code, out.String())
 	}
-	setup(t, b, claude)
+	afterWake := setup(t, b, claude)
 	pane := b.startTUI(t, claude, b.env("alice", hooks.EnvWaitFor+"=3s"))
 
 	started := time.Now()
@@ -253,6 +255,7 @@ func rewakeRealClaude(t *testing.T, claude string, setup func(*testing.T, *claud
 	}
 
 	wakes(1, "hi, alice", "and a second line in the same filing")
+	afterWake()
 	still(1, "the same batch, through the turn it started and its turn end")
 	wakes(2, "a new batch")
 	if code := s.Leave(""); code != client.ExitOK {

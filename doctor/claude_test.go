@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,8 +64,8 @@ func TestCheckClaude(t *testing.T) {
 
 // A config that enables sotd's plugin is judged by the plugin's installed
 // files, not settings.json's hooks: with the files this sotd renders every
-// line is ok but the rules (a plugin cannot carry them), which are ok once
-// added; an older plugin, a folder Claude Code lost, hooks also installed in
+// line is ok, the rules too (the plugin's guard allows the mail commands in
+// their stead); an older plugin, a folder Claude Code lost, hooks also installed in
 // settings.json, and a sotd on PATH that is not this one are each named with
 // their fix.
 func TestCheckClaudePlugin(t *testing.T) {
@@ -94,26 +93,20 @@ func TestCheckClaudePlugin(t *testing.T) {
 	}
 
 	cs := lines()
-	for _, name := range []string{"claude hooks", "claude skill", "claude mcp"} {
+	for _, name := range []string{"claude hooks", "claude skill", "claude mcp", "claude rules"} {
 		if c := cs[name]; c.Level != OK || !strings.Contains(c.Detail, "the sot-comm plugin (sot-comm@sotd)") {
 			t.Errorf("plugin installed: %s: %+v, want ok and the plugin named", name, c)
 		}
 	}
-	rules := cs["claude rules"]
-	if rules.Level != Warn || !strings.Contains(rules.Detail, "a plugin cannot carry permission rules") ||
-		!strings.Contains(rules.Fix, `"Bash(sotd poll *)"`) || !strings.Contains(rules.Fix, `"mcp__plugin_sot-comm_sot-comm"`) {
-		t.Errorf("plugin without rules: %+v", rules)
-	}
-	allow, _ := json.Marshal(hooks.PluginPermissionRules())
-	write(t, settings, `{"permissions": {"allow": `+string(allow)+`}, `+enabled+`}`)
-	if c := lines()["claude rules"]; c.Level != OK || c.Fix != "" {
-		t.Errorf("plugin with the rules added: %+v", c)
-	}
 
 	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks": {}}`)
-	if c := lines()["claude hooks"]; c.Level != Warn || !strings.Contains(c.Detail, "brings another sotd's hooks") ||
-		c.Fix != "Run claude plugin marketplace update sotd, then claude plugin update sot-comm@sotd, and restart Claude Code." {
+	const update = "Run claude plugin marketplace update sotd, then claude plugin update sot-comm@sotd, and restart Claude Code."
+	cs = lines()
+	if c := cs["claude hooks"]; c.Level != Warn || !strings.Contains(c.Detail, "brings another sotd's hooks") || c.Fix != update {
 		t.Errorf("an older plugin's hooks: %+v", c)
+	}
+	if c := cs["claude rules"]; c.Level != Warn || !strings.Contains(c.Detail, "whether they let the mail commands run without a dialog is unknown") || c.Fix != update {
+		t.Errorf("an older plugin's rules: %+v", c)
 	}
 	write(t, filepath.Join(plugin, "hooks", "hooks.json"), string(files["hooks/hooks.json"]))
 

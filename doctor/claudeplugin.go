@@ -38,7 +38,7 @@ func pluginChecks(st hooks.ClaudeState, sotd, bin string) []Check {
 		// runs under the registered one's name only.
 		mcp = connects(bin, "sotd mcp", named, hooks.PluginServer, "sot-comm")
 	}
-	return []Check{hooksLine, pluginPart("claude skill", named, "skill", p.Skill, p.Dir, update), mcp, pluginRules(st)}
+	return []Check{hooksLine, pluginPart("claude skill", named, "skill", p.Skill, p.Dir, update), mcp, pluginRules(named, p, update)}
 }
 
 // pluginPart is the line of one of the plugin's installed files (what), as
@@ -58,16 +58,15 @@ func pluginPart(name, named, what string, is hooks.Presence, dir, update string)
 }
 
 // pluginRules: a plugin cannot carry permission rules (Claude Code reads only
-// "agent" and "subagentStatusLine" from a plugin's settings), so they are the
-// person's to add to settings.json.
-func pluginRules(st hooks.ClaudeState) Check {
-	c := Check{Name: "claude rules", Level: OK, Detail: fmt.Sprintf("%s allows the mail verbs, their shims and the plugin's sot-comm tools without a dialog", st.Settings)}
-	if len(st.Plugin.Rules) == 0 {
-		return c
+// "agent" and "subagentStatusLine" from a plugin's settings); the plugin's
+// PreToolUse guard allows the session's own mail commands in their stead,
+// when its hooks are this sotd's.
+func pluginRules(named string, p hooks.PluginState, update string) Check {
+	c := Check{Name: "claude rules", Level: OK, Detail: named + "'s PreToolUse hook lets a session's own mail commands and sot-comm tools run without a dialog"}
+	if p.Hooks != hooks.Current {
+		c.Level, c.Fix = Warn, update
+		c.Detail = named + "'s hooks are not this sotd's, so whether they let the mail commands run without a dialog is unknown"
 	}
-	c.Level = Warn
-	c.Detail = fmt.Sprintf("%s lacks %s: a plugin cannot carry permission rules, so Claude Code asks a person before those mail commands, and a row woken by mail waits at that dialog", st.Settings, strings.Join(st.Plugin.Rules, ", "))
-	c.Fix = fmt.Sprintf(`Add them to "permissions": {"allow": [...]} in %s: "%s".`, st.Settings, strings.Join(st.Plugin.Rules, `", "`))
 	return c
 }
 

@@ -59,7 +59,6 @@ type PluginState struct {
 	Hooks   Presence // hooks/hooks.json
 	Skill   Presence // skills/sot-comm/SKILL.md
 	MCP     Presence // .mcp.json
-	Rules   []string // PluginPermissionRules missing from permissions.allow
 	Listing string   // installed_plugins.json, where Claude Code records its folder
 }
 
@@ -89,7 +88,7 @@ func ReadClaude(h home.Home, settings, sotd string) (ClaudeState, error) {
 	if err := st.readHooks(root, specsFor(Claude, h), sotd, path); err != nil {
 		return st, err
 	}
-	if st.Rules, err = missingRules(root, PermissionRules(), path); err != nil {
+	if st.Rules, err = missingRules(root, path); err != nil {
 		return st, err
 	}
 	if st.Plugin, err = readPlugin(root, shown, path); err != nil {
@@ -134,14 +133,14 @@ func (st *ClaudeState) readHooks(root object, want []hookSpec, sotd, path string
 	return nil
 }
 
-// missingRules is the rules of want the settings' permissions.allow lacks.
-func missingRules(root object, want []string, path string) ([]string, error) {
+// missingRules is the PermissionRules the settings' permissions.allow lacks.
+func missingRules(root object, path string) ([]string, error) {
 	_, _, have, err := allowList(root, path)
 	if err != nil {
 		return nil, err
 	}
 	var missing []string
-	for _, r := range want {
+	for _, r := range PermissionRules() {
 		if !slices.Contains(have, r) {
 			missing = append(missing, r)
 		}

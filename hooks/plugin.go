@@ -30,8 +30,11 @@ import (
 //     tells Claude Code the path to watch;
 //   - permission rules: Claude Code reads only "agent" and
 //     "subagentStatusLine" from a plugin's settings.json (2.1.197 and
-//     2.1.332), so the rules that spare the mail commands a dialog stay the
-//     person's to add (PluginPermissionRules).
+//     2.1.332), so the plugin carries none; its PreToolUse guard, `sotd hook
+//     pretool --allow-mail`, allows the session's own mail commands in their
+//     stead, no more than the rules would (see PreTool).
+//   - the comm-*.sh shims are in its bin/, which Claude Code puts on its Bash
+//     tool's PATH, not the comm home's.
 
 const (
 	// PluginName is the plugin's name, and MarketplaceName the marketplace's:
@@ -76,6 +79,7 @@ func pluginSpecs() []hookSpec {
 		switch {
 		case sp.event == "PreToolUse":
 			sp.matcher = "Bash|AskUserQuestion|" + pluginTools + ".*"
+			sp.args += " --allow-mail"
 		case sp.arm:
 			sp.matcher = ArmName
 		case sp.event == "SessionStart":
@@ -157,16 +161,6 @@ func quoted(v any) json.RawMessage {
 	return b
 }
 
-// PluginPermissionRules are the rules a session with the plugin needs in its
-// settings' permissions.allow to run the mail verbs with no dialog: a
-// plugin cannot carry them. They are PermissionRules with the plugin's
-// server's tools in place of the installed server's (its last rule).
-func PluginPermissionRules() []string {
-	rules := PermissionRules()
-	rules[len(rules)-1] = strings.TrimSuffix(pluginTools, "__")
-	return rules
-}
-
 // pluginListing is Claude Code's record of the plugins it installed, beside
 // the settings: installed_plugins.json in the config folder's plugins/.
 func pluginListing(settings string) string {
@@ -194,10 +188,6 @@ func readPlugin(root object, settings, file string) (PluginState, error) {
 	}
 	if st.ID == "" {
 		return st, nil
-	}
-	var err error
-	if st.Rules, err = missingRules(root, PluginPermissionRules(), file); err != nil {
-		return st, err
 	}
 	b, _, err := readFile(st.Listing)
 	if err != nil || b == nil {

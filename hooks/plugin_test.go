@@ -64,8 +64,9 @@ func TestPlugin(t *testing.T) {
 }
 
 // The plugin's hooks are Install's, each run as "sotd" from PATH, but for the
-// guard's matcher (the plugin's tool names) and the re-arm (a bare-name
-// matcher, and Watch to name the path); its MCP server, skill and shims are
+// guard (its matcher names the plugin's tools, and it allows the mail
+// commands, as Install's rules would) and the re-arm (a bare-name matcher,
+// and Watch to name the path); its MCP server, skill and shims are
 // Install's.
 func TestPluginIsInstall(t *testing.T) {
 	files, err := PluginFiles()
@@ -96,14 +97,14 @@ func TestPluginIsInstall(t *testing.T) {
 	}
 	want := map[string]bool{"SessionStart  sotd hook watch ": true}
 	for _, sp := range specs[Claude] {
-		m := sp.matcher
+		m, args := sp.matcher, sp.args
 		switch {
 		case sp.event == "PreToolUse":
-			m = "Bash|AskUserQuestion|mcp__plugin_sot-comm_sot-comm__.*"
+			m, args = "Bash|AskUserQuestion|mcp__plugin_sot-comm_sot-comm__.*", args+" --allow-mail"
 		case sp.arm:
 			m = ArmName
 		}
-		want[sp.event+" "+m+" sotd hook "+sp.args+" "+map[bool]string{true: "rewake", false: ""}[sp.rewake]] = true
+		want[sp.event+" "+m+" sotd hook "+args+" "+map[bool]string{true: "rewake", false: ""}[sp.rewake]] = true
 	}
 	for k := range want {
 		if !got[k] {

@@ -194,7 +194,7 @@ sot-comm protocol version it speaks.`, runVersion},
 		}},
 		{"Agents and shells", []verb{
 			{"hook", "answer a coding agent's hook (Claude Code, Codex)", `
-usage: sotd hook stop|prompt|pretool|posttool [--codex]|permission|wait|watch
+usage: sotd hook stop|prompt|pretool [--allow-mail]|posttool [--codex]|permission|wait|watch
 
 Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   stop        Stop: holds the turn end with a block while unread mail waits, once
@@ -205,6 +205,9 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   pretool     PreToolUse: AskUserQuestion marks the session blocked; inside a
               subagent (agent_id), a Bash command that runs a comm verb is denied,
               and so is one that cannot be parsed as bash to tell.
+              --allow-mail (sotd's Claude Code plugin, which can carry no
+              permission rules) allows the session's own mail commands, as
+              the rules "sotd hooks install" adds would.
   posttool    PostToolUse: the heartbeat, re-stamping status_at and last_seen with
               one try at the registry lock, silent. --codex also clears the dialog
               a Codex PermissionRequest set ("resumed"). A subagent's stamps nothing.

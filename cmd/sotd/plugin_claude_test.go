@@ -28,13 +28,12 @@ const claudeCommandWait = 2 * time.Minute
 // repository with the real Claude Code's own commands, in a fresh HOME with no
 // `sotd hooks install`: the marketplace and plugin validate, `claude plugin
 // list` shows it enabled, `claude mcp list` shows its sot-comm server
-// connected, and sotd doctor takes the plugin for an install. The person then
-// adds the permission rules, which a plugin cannot carry, to settings.json.
-// Then the TUI runs with it as TestRewakeRealClaude does with an install: the
+// connected, and sotd doctor takes the plugin for an install. Then the TUI runs with it as TestRewakeRealClaude does with an install: the
 // plugin's SessionStart hooks start the waiter and name the re-arm file (the
 // waiter re-arms through the plugin's FileChanged hook), and mail wakes the
 // model, which runs comm-poll.sh (the plugin's bin/ is on its PATH) and
-// answers with sotd send, with no dialog.
+// answers with sotd send, with no dialog: the plugin's guard allows them
+// where an install's permission rules would, and no file was edited by hand.
 func TestPluginRealClaude(t *testing.T) {
 	for name, claude := range realClaudes(t) {
 		t.Run(name, func(t *testing.T) {
@@ -94,23 +93,8 @@ func installPlugin(t *testing.T, b *claudeBox, claude string) (afterWake func())
 		t.Fatalf("the plugin's install wrote hooks into settings.json:\n%s", b)
 	}
 
-	// The rules a plugin cannot carry, as the person adds them to what
-	// Claude Code wrote.
-	var settings map[string]any
-	if raw, err := os.ReadFile(b.settings()); err != nil || json.Unmarshal(raw, &settings) != nil {
-		t.Fatalf("settings.json: %v %s", err, raw)
-	}
-	settings["permissions"] = map[string]any{"allow": hooks.PluginPermissionRules()}
-	raw, err := json.Marshal(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(b.settings(), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-
 	// doctor, run as the session's sotd with claude on PATH, takes the plugin's
-	// hooks, skill and server, and the rules added, for sotd's Claude Code setup.
+	// hooks, skill, server and guard for sotd's Claude Code setup.
 	env = append(env, "PATH="+filepath.Dir(claude)+":"+b.bin+":"+os.Getenv("PATH"))
 	doc := run(b.sotd, "doctor")
 	for _, want := range []string{

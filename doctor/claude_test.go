@@ -20,13 +20,7 @@ func TestCheckClaude(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
 	e := Env{Home: home.Home{Dir: filepath.Join(dir, "comm")}, ClaudeSettings: settings, Sotd: "sotd", LookPath: onlyTmux}
-	byName := func() map[string]Check {
-		m := map[string]Check{}
-		for _, c := range checkClaude(e) {
-			m[c.Name] = c
-		}
-		return m
-	}
+	byName := func() map[string]Check { return claudeLines(e) }
 	cs := byName()
 	if len(cs) != 2 || cs["claude hooks"].Level != OK || !strings.Contains(cs["claude hooks"].Detail, "sotd hooks install --claude adds them") ||
 		cs["claude version"].Detail != "claude is not on PATH, so its version is not checked" {
@@ -84,13 +78,7 @@ func TestCheckClaudePlugin(t *testing.T) {
 	enabled := `"enabledPlugins": {"sot-comm@sotd": true}`
 	write(t, settings, "{"+enabled+"}")
 	e := Env{Home: home.Home{Dir: filepath.Join(dir, "comm")}, ClaudeSettings: settings, Sotd: "sotd", LookPath: onlyTmux}
-	lines := func() map[string]Check {
-		m := map[string]Check{}
-		for _, c := range checkClaude(e) {
-			m[c.Name] = c
-		}
-		return m
-	}
+	lines := func() map[string]Check { return claudeLines(e) }
 
 	cs := lines()
 	for _, name := range []string{"claude hooks", "claude skill", "claude mcp", "claude rules"} {
@@ -128,6 +116,15 @@ func TestCheckClaudePlugin(t *testing.T) {
 	if cs := lines(); cs["claude hooks"].Level != Warn || cs["claude hooks"].Fix != "Run claude plugin install sot-comm@sotd." || len(cs) != 2 {
 		t.Errorf("plugin enabled but not installed: %+v", cs)
 	}
+}
+
+// claudeLines is checkClaude's lines by name.
+func claudeLines(e Env) map[string]Check {
+	m := map[string]Check{}
+	for _, c := range checkClaude(e) {
+		m[c.Name] = c
+	}
+	return m
 }
 
 func write(t *testing.T, path, text string) {

@@ -37,6 +37,13 @@ func checkClaude(e Env) []Check {
 		return []Check{{Name: "claude hooks", Level: Warn, Detail: fmt.Sprintf("what of sotd Claude Code has is unknown: %v", err),
 			Fix: "Fix the file named, then run sotd doctor again."}, version}
 	}
+	if st.Plugin.ID != "" {
+		sotd := e.Sotd
+		if sotd == "" {
+			sotd, _ = hooks.SotdCommand()
+		}
+		return append(pluginChecks(st, sotd, bin), version)
+	}
 	if st.Hooks == 0 && len(st.Stale) == 0 && st.SkillIs != hooks.Current && st.SkillIs != hooks.Outdated && st.MCP == "" && len(st.Rules) == len(hooks.PermissionRules()) {
 		c := Check{Name: "claude hooks", Level: OK, Detail: fmt.Sprintf("no sotd hook in %s (sotd hooks install --claude adds them for Claude Code sessions)", st.Settings)}
 		if bin != "" {
@@ -100,27 +107,38 @@ func checkClaudeMCP(st hooks.ClaudeState, bin string) Check {
 		c.Detail = fmt.Sprintf("the MCP server sot-comm in %s runs %q, not this sotd's mcp", st.JSON, st.MCP)
 		c.Fix = claudeInstall
 		return c
-	case bin == "":
-		c.Level, c.Detail = OK, fmt.Sprintf("sot-comm runs %s in %s (whether it connects is not checked: claude is not on PATH)", st.MCP, st.JSON)
+	}
+	return connects(bin, st.MCP, st.JSON, "sot-comm")
+}
+
+// connects is the claude mcp line of the server Claude Code lists under one
+// of names, which runs the command line runs as registered in where: whether
+// `claude mcp list`, run as bin, says it connects.
+func connects(bin, runs, where string, names ...string) Check {
+	c := Check{Name: "claude mcp", Level: Warn}
+	if bin == "" {
+		c.Level, c.Detail = OK, fmt.Sprintf("sot-comm runs %s in %s (whether it connects is not checked: claude is not on PATH)", runs, where)
 		return c
 	}
 	out, err := runClaude(bin, "mcp", "list")
 	var line string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "sot-comm: ") {
-			line = l
+		for _, name := range names {
+			if strings.HasPrefix(l, name+": ") {
+				line = l
+			}
 		}
 	}
 	switch {
 	case line == "":
-		c.Detail = fmt.Sprintf("sot-comm runs %s in %s, but claude mcp list does not name it (%s)", st.MCP, st.JSON, said(out, err))
+		c.Detail = fmt.Sprintf("sot-comm runs %s in %s, but claude mcp list does not name it (%s)", runs, where, said(out, err))
 		c.Fix = "Run claude mcp list to see what Claude Code reads, and check CLAUDE_CONFIG_DIR names the folder sotd installed into."
 	case strings.Contains(line, "Connected"):
-		c.Level, c.Detail = OK, fmt.Sprintf("sot-comm runs %s and connects (claude mcp list)", st.MCP)
+		c.Level, c.Detail = OK, fmt.Sprintf("sot-comm runs %s and connects (claude mcp list)", runs)
 	default:
 		_, status, _ := strings.Cut(line, " - ")
-		c.Detail = fmt.Sprintf("sot-comm runs %s but does not connect: %s", st.MCP, strings.TrimSpace(status))
-		c.Fix = "Run " + st.MCP + " by hand to see why it does not start (it waits on stdin when it does), fix that, and run sotd doctor again."
+		c.Detail = fmt.Sprintf("sot-comm runs %s but does not connect: %s", runs, strings.TrimSpace(status))
+		c.Fix = "Run " + runs + " by hand to see why it does not start (it waits on stdin when it does), fix that, and run sotd doctor again."
 	}
 	return c
 }

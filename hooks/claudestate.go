@@ -46,6 +46,20 @@ type ClaudeState struct {
 	MCP       string   // the sot-comm server's command line as registered, "" when none
 	MCPIsOurs bool     // it runs this sotd's mcp
 	Rules     []string // PermissionRules missing from permissions.allow
+	// Plugin is sotd's Claude Code plugin as the settings enable it.
+	Plugin PluginState
+}
+
+// PluginState is sotd's Claude Code plugin in a config: enabled in
+// settings.json's enabledPlugins, and its installed files judged against what
+// this sotd renders (PluginFiles).
+type PluginState struct {
+	ID      string   // the enabled plugin, sot-comm@<marketplace>; "" when none is
+	Dir     string   // its installed folder, "" when installed_plugins.json names none
+	Hooks   Presence // hooks/hooks.json
+	Skill   Presence // skills/sot-comm/SKILL.md
+	MCP     Presence // .mcp.json
+	Listing string   // installed_plugins.json, where Claude Code records its folder
 }
 
 // ReadClaude reads the Claude Code config at settings ("" is
@@ -75,6 +89,9 @@ func ReadClaude(h home.Home, settings, sotd string) (ClaudeState, error) {
 		return st, err
 	}
 	if st.Rules, err = missingRules(root, path); err != nil {
+		return st, err
+	}
+	if st.Plugin, err = readPlugin(root, shown, path); err != nil {
 		return st, err
 	}
 	text, _, err := readFile(st.Skill)

@@ -37,7 +37,7 @@ func TestHooksUnderSharedServer(t *testing.T) {
 	}{
 		{"stop", Stop, stopInput, true},
 		{"prompt", Prompt, `{"session_id":"s-1","prompt":"go on"}`, true},
-		{"pretool", PreTool, dialogAsk, false},
+		{"pretool", func(r Run) int { return PreTool(r, false) }, dialogAsk, false},
 		{"permission", Permission, permission, false},
 		{"posttool", func(r Run) int { return PostTool(r, true) }, postInput, false},
 	} {
@@ -90,7 +90,7 @@ func TestHooksUnderSharedServer(t *testing.T) {
 func TestSubagentGuardUnderSharedServer(t *testing.T) {
 	var o, e strings.Builder
 	in := `{"session_id":"s-1","agent_id":"a-1","tool_name":"Bash","tool_input":{"command":"sotd send bob hi"}}`
-	PreTool(Run{In: strings.NewReader(in), Out: &o, Err: &e, Ancestry: underServer})
+	PreTool(Run{In: strings.NewReader(in), Out: &o, Err: &e, Ancestry: underServer}, false)
 	if !strings.Contains(o.String(), `"permissionDecision":"deny"`) {
 		t.Errorf("answer %q, want the comm command denied", o.String())
 	}

@@ -1,7 +1,10 @@
 // Package hooks is sotd's side of the coding agents' hooks: the commands Claude
 // Code and Codex run at a turn's edges (`sotd hook stop|prompt|pretool|posttool|
 // permission`), Claude Code's background doorbell (`sotd hook wait`), and
-// `sotd hooks install`, which writes them into the agent's settings.
+// `sotd hooks install`, which writes them into the agent's settings. Claude
+// Code also takes them as sotd's plugin (plugins/sot-comm in the repository,
+// rendered by PluginFiles), whose SessionStart hook `sotd hook watch` names
+// the re-arm file its FileChanged matcher cannot.
 //
 // The hooks carry the protocol's waking and work-state to a session that is busy:
 // a turn does not end while unread mail waits (Stop, once per batch of mail), a

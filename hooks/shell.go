@@ -436,13 +436,18 @@ func commScript(name string) bool {
 }
 
 // simpleCommand is src's words when src is one simple command whose words are
-// all known before it runs, as an installed hook's command is.
+// all known before it runs, as an installed hook's command is: no redirection,
+// no assignment, nothing run in the background or negated.
 func simpleCommand(src string) ([]string, bool) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil || len(f.Stmts) != 1 {
 		return nil, false
 	}
-	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	st := f.Stmts[0]
+	if len(st.Redirs) > 0 || st.Background || st.Negated || st.Coprocess {
+		return nil, false
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Assigns) > 0 {
 		return nil, false
 	}

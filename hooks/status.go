@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,8 +27,8 @@ func Prompt(r Run) int {
 	return r.status(registry.VerbPrompt, registry.PromptOrigin(in.Prompt))
 }
 
-// denyAnswer is PreToolUse's refusal of one tool call.
-type denyAnswer struct {
+// decision is PreToolUse's judgment of one tool call: deny, or allow.
+type decision struct {
 	HookSpecificOutput struct {
 		HookEventName            string `json:"hookEventName"`
 		PermissionDecision       string `json:"permissionDecision"`
@@ -42,10 +43,16 @@ const SubagentRefusal = "sot-comm: a subagent does not send or read mail; report
 // denied: what it could not check might run a comm verb. %v says why.
 const unreadableRefusal = "sot-comm: a subagent does not send or read mail, and this command could not be checked for a comm verb: %v. Write it as plain bash, or split it into shorter commands."
 
-func (r Run) deny(reason string) {
-	var a denyAnswer
+func (r Run) deny(reason string) { r.decide("deny", reason) }
+
+// MailAllowed is the reason PreTool --allow-mail gives for a session's own
+// mail command it lets run.
+const MailAllowed = "sot-comm: this session's own mail command, allowed by sotd's Claude Code plugin"
+
+func (r Run) decide(verdict, reason string) {
+	var a decision
 	a.HookSpecificOutput.HookEventName = "PreToolUse"
-	a.HookSpecificOutput.PermissionDecision = "deny"
+	a.HookSpecificOutput.PermissionDecision = verdict
 	a.HookSpecificOutput.PermissionDecisionReason = reason
 	r.answer(a)
 }
@@ -57,18 +64,33 @@ func (r Run) deny(reason string) {
 // sot-comm's MCP tools. A session's own Bash
 // is never refused. AskUserQuestion marks the
 // session blocked on its question.
-func PreTool(r Run) int {
+//
+// With allowMail (the plugin's hook, `sotd hook pretool --allow-mail`) it
+// also answers "allow" for the session's own mail commands, which spares them
+// Claude Code's dialog as Install's permission rules do: a plugin cannot carry
+// rules. It allows no more than the rules do: a sot-comm MCP tool, or a Bash
+// command that is one mail command (mailCommand).
+func PreTool(r Run, allowMail bool) int {
 	in, err := r.read()
 	if err != nil {
 		r.note("sotd hook pretool: %v; the tool call was not judged", err)
 		return ExitFailed
 	}
+	commTool := strings.HasPrefix(in.ToolName, mcpTools) || strings.HasPrefix(in.ToolName, pluginTools)
 	switch {
-	case in.AgentID != "" && strings.HasPrefix(in.ToolName, mcpTools):
-		r.deny(SubagentRefusal) // sot-comm's MCP tools are the mail verbs
+	case in.AgentID != "" && commTool:
+		r.deny(SubagentRefusal) // sot-comm's MCP tools, installed or the plugin's, are the mail verbs
+		return ExitOK
+	case commTool:
+		if allowMail {
+			r.decide("allow", MailAllowed)
+		}
 		return ExitOK
 	case in.ToolName == "Bash":
 		if in.AgentID == "" {
+			if allowMail && mailCommand(in.ToolInput) {
+				r.decide("allow", MailAllowed)
+			}
 			return ExitOK
 		}
 		runs, err := bashRunsComm(in.ToolInput)
@@ -86,6 +108,31 @@ func PreTool(r Run) int {
 		return r.status(registry.VerbBlocked, questions(in.ToolInput))
 	}
 	return ExitOK
+}
+
+// mailCommand reports whether a Bash call's command line is one mail command,
+// as a permission rule of Install's would allow it: one simple command, every
+// word known before it runs, no redirection, run as `sotd <verb>` or as the
+// verb's shim, by the bare name the rules match, the verb one of mailVerbs.
+func mailCommand(toolInput json.RawMessage) bool {
+	var ti struct {
+		Command string `json:"command"`
+	}
+	json.Unmarshal(toolInput, &ti)
+	ws, ok := simpleCommand(ti.Command)
+	if !ok || len(ws) == 0 {
+		return false
+	}
+	verb := ""
+	if ws[0] == "sotd" && len(ws) > 1 {
+		verb = ws[1]
+	}
+	for _, s := range shimVerbs {
+		if ws[0] == s.name {
+			verb = s.verb
+		}
+	}
+	return slices.Contains(mailVerbs, verb)
 }
 
 // bashRunsComm reads a Bash call's command: a command line (Claude Code), or the

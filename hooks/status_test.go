@@ -118,20 +118,44 @@ func TestBashRunsComm(t *testing.T) {
 	}
 }
 
+// preToolCall is a PreToolUse hook's input: tool called with a command, by a
+// subagent when agent is not "".
+func preToolCall(t *testing.T, agent, tool, command string) string {
+	in := map[string]any{"session_id": "s-1", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": map[string]any{"command": command}}
+	if agent != "" {
+		in["agent_id"] = agent
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// judged runs PreTool on input and returns its decision and reason, "" when
+// it answered nothing.
+func judged(t *testing.T, allowMail bool, input string) (verdict, reason string) {
+	t.Helper()
+	out, errs := hook(t, nil, func(r Run) int { return PreTool(r, allowMail) }, input)
+	if errs != "" {
+		t.Errorf("stderr %q", errs)
+	}
+	if out == "" {
+		return "", ""
+	}
+	a := decode(t, out)["hookSpecificOutput"].(map[string]any)
+	if a["hookEventName"] != "PreToolUse" {
+		t.Errorf("answered %q, not for PreToolUse", out)
+	}
+	verdict, _ = a["permissionDecision"].(string)
+	reason, _ = a["permissionDecisionReason"].(string)
+	return verdict, reason
+}
+
 // Inside a subagent a Bash command that runs a comm verb is denied, and so is
 // one the guard cannot read; the session's own Bash never is.
 func TestPreToolSubagentGuard(t *testing.T) {
-	bash := func(agent, command string) string {
-		in := map[string]any{"session_id": "s-1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}}
-		if agent != "" {
-			in["agent_id"] = agent
-		}
-		b, err := json.Marshal(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	bash := func(agent, command string) string { return preToolCall(t, agent, "Bash", command) }
 	tests := []struct {
 		name, input string
 		reason      string // "" when the call passes
@@ -146,21 +170,54 @@ func TestPreToolSubagentGuard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errs := hook(t, nil, PreTool, tt.input)
-			if errs != "" {
-				t.Errorf("stderr %q", errs)
-			}
-			if tt.reason == "" {
-				if out != "" {
-					t.Errorf("answered %q, want the call to pass", out)
-				}
-				return
-			}
-			a := decode(t, out)["hookSpecificOutput"].(map[string]any)
-			if a["hookEventName"] != "PreToolUse" || a["permissionDecision"] != "deny" || a["permissionDecisionReason"] != tt.reason {
-				t.Errorf("answered %q, want a deny with %q", out, tt.reason)
+			verdict, reason := judged(t, false, tt.input)
+			if want := map[bool]string{true: "deny", false: ""}[tt.reason != ""]; verdict != want || reason != tt.reason {
+				t.Errorf("answered %q %q, want %q %q", verdict, reason, want, tt.reason)
 			}
 		})
+	}
+}
+
+// With --allow-mail (the plugin's guard) the session's own mail commands are
+// allowed, and only what Install's permission rules would allow: one simple
+// mail command with its words known before it runs, by sotd's or a shim's bare
+// name, or a sot-comm MCP tool. A subagent's are still denied.
+func TestPreToolAllowsMail(t *testing.T) {
+	call := func(agent, tool, command string) string { return preToolCall(t, agent, tool, command) }
+	tests := []struct {
+		name, input string
+		verdict     string // "" when the hook says nothing and Claude Code's own rules decide
+	}{
+		{"poll", call("", "Bash", "sotd poll"), "allow"},
+		{"send", call("", "Bash", "sotd send @bob 'the tests pass'"), "allow"},
+		{"a shim", call("", "Bash", "comm-poll.sh"), "allow"},
+		{"the plugin's MCP tool", call("", "mcp__plugin_sot-comm_sot-comm__send", ""), "allow"},
+		{"the installed MCP tool", call("", "mcp__sot-comm__poll", ""), "allow"},
+		{"a compound command", call("", "Bash", "sotd send @bob hi; rm -rf x"), ""},
+		{"a pipeline", call("", "Bash", "sotd poll | sh"), ""},
+		{"a redirection", call("", "Bash", "sotd poll > ~/.bashrc"), ""},
+		{"a substitution", call("", "Bash", `sotd send @bob "$(cat ~/.ssh/id_ed25519)"`), ""},
+		{"a variable", call("", "Bash", "sotd send @bob $HOME"), ""},
+		{"an assignment", call("", "Bash", "PATH=/tmp sotd poll"), ""},
+		{"in the background", call("", "Bash", "sotd poll &"), ""},
+		{"another sotd by path", call("", "Bash", "/tmp/x/sotd poll"), ""},
+		{"another verb", call("", "Bash", "sotd lock-clear"), ""},
+		{"a shim of another verb", call("", "Bash", "comm-registry-lock-clear.sh"), ""},
+		{"sotd alone", call("", "Bash", "sotd"), ""},
+		{"another program", call("", "Bash", "ls"), ""},
+		{"a subagent's poll", call("a-1", "Bash", "sotd poll"), "deny"},
+		{"a subagent's MCP tool", call("a-1", "mcp__plugin_sot-comm_sot-comm__poll", ""), "deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if verdict, _ := judged(t, true, tt.input); verdict != tt.verdict {
+				t.Errorf("answered %q, want %q", verdict, tt.verdict)
+			}
+		})
+	}
+	// Without the flag (an install, whose rules allow these) it says nothing.
+	if verdict, _ := judged(t, false, call("", "Bash", "sotd poll")); verdict != "" {
+		t.Errorf("without --allow-mail: answered %q", verdict)
 	}
 }
 

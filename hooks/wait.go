@@ -47,6 +47,32 @@ const ArmName = "sotd-rewake.arm"
 // ArmPath is the re-arm file of the comm home h.
 func ArmPath(h home.Home) string { return filepath.Join(h.StateDir(), ArmName) }
 
+// watchAnswer is a SessionStart hook's answer that adds absolute paths to
+// those Claude Code's FileChanged hooks watch.
+type watchAnswer struct {
+	HookSpecificOutput struct {
+		HookEventName string   `json:"hookEventName"`
+		WatchPaths    []string `json:"watchPaths"`
+	} `json:"hookSpecificOutput"`
+}
+
+// Watch is `sotd hook watch`, the plugin's SessionStart hook (see
+// pluginSpecs): it has Claude Code watch the re-arm file of this session's
+// comm home, which the plugin's FileChanged matcher, the same on every box,
+// cannot name. An install names the path in the matcher and needs no Watch.
+func Watch(r Run) int {
+	r.drain()
+	if r.Session == nil {
+		r.note("sotd hook watch: %v; the waiter will not re-arm", r.NoSession)
+		return ExitFailed
+	}
+	var a watchAnswer
+	a.HookSpecificOutput.HookEventName = "SessionStart"
+	a.HookSpecificOutput.WatchPaths = []string{ArmPath(r.Session.Home)}
+	r.answer(a)
+	return ExitOK
+}
+
 // Wait is `sotd hook wait`, the doorbell of a plain Claude Code session, run
 // as an asyncRewake hook at the session's start, at each turn end and when the
 // re-arm file changes. It waits for this session's handle to have unread mail

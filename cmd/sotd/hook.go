@@ -22,10 +22,13 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return misused(args)
 	}
 	name := args[0]
-	var codex bool
+	var codex, allowMail bool
 	rest, ok := flags("hook "+name, args[1:], stderr, func(fs *flag.FlagSet) {
-		if name == "posttool" {
+		switch name {
+		case "posttool":
 			fs.BoolVar(&codex, "codex", false, "also clear the dialog a Codex PermissionRequest set")
+		case "pretool":
+			fs.BoolVar(&allowMail, "allow-mail", false, "allow the session's own mail commands (sotd's Claude Code plugin, which can carry no permission rules)")
 		}
 	})
 	if !ok || len(rest) > 0 {
@@ -34,10 +37,11 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	run := map[string]func(hooks.Run) int{
 		"stop":       hooks.Stop,
 		"prompt":     hooks.Prompt,
-		"pretool":    hooks.PreTool,
+		"pretool":    func(r hooks.Run) int { return hooks.PreTool(r, allowMail) },
 		"posttool":   func(r hooks.Run) int { return hooks.PostTool(r, codex) },
 		"permission": hooks.Permission,
 		"wait":       hooks.Wait,
+		"watch":      hooks.Watch,
 	}[name]
 	if run == nil {
 		return misused(args)

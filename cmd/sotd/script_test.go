@@ -35,6 +35,12 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
 			e.Setenv("SOT_SELF_HOST", "box")
+			// The repository's root, a marketplace of sotd's Claude Code plugin.
+			root, err := filepath.Abs(filepath.Join("..", ".."))
+			if err != nil {
+				return err
+			}
+			e.Setenv("SOTD_REPO", root)
 			// A script's environment is not this binary's: pass the race
 			// detector's quick exit on, or each exec costs a second.
 			k, v, _ := strings.Cut(testutil.RaceEnv(), "=")

@@ -228,7 +228,7 @@ sot-comm protocol version it speaks.`, runVersion},
 		}},
 		{"Agents and shells", []verb{
 			{"hook", "answer a coding agent's hook (Claude Code, Codex)", `
-usage: sotd hook stop|prompt|pretool|posttool [--codex]|permission|wait
+usage: sotd hook stop|prompt|pretool [--allow-mail]|posttool [--codex]|permission|wait|watch
 
 Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   stop        Stop: holds the turn end with a block while unread mail waits, once
@@ -239,6 +239,9 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
   pretool     PreToolUse: AskUserQuestion marks the session blocked; inside a
               subagent (agent_id), a Bash command that runs a comm verb is denied,
               and so is one that cannot be parsed as bash to tell.
+              --allow-mail (sotd's Claude Code plugin, which can carry no
+              permission rules) allows the session's own mail commands, as
+              the rules "sotd hooks install" adds would.
   posttool    PostToolUse: the heartbeat, re-stamping status_at and last_seen with
               one try at the registry lock, silent. --codex also clears the dialog
               a Codex PermissionRequest set ("resumed"). A subagent's stamps nothing.
@@ -249,9 +252,12 @@ Reads the agent's hook JSON on stdin and answers on stdout as the agent expects.
               prints the fixed notice and exits 2, which wakes the idle model.
               Ends quietly when the session leaves, its agent exits or a newer
               waiter takes over; at its hour's end it re-arms the next waiter.
+  watch       SessionStart, in sotd's Claude Code plugin: names the comm home's
+              re-arm file for Claude Code to watch (an install's FileChanged
+              matcher names it itself).
 Exit 0, or 1 when the hook could not do its job; never 2 (which would block the
 agent's prompt or tool) but wait's wake. "sotd hooks install" writes these into
-an agent's settings.`, runHook},
+an agent's settings; sotd's Claude Code plugin brings them too.`, runHook},
 			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
 usage: sotd hooks install [--claude|--codex [--settings PATH]] [--no-permissions]
        sotd hooks uninstall --claude|--codex [--settings PATH]

@@ -49,6 +49,19 @@ const rewakeDummyKey = "sk-ant-api03-sotd-rewake-test-00000000000000000000000000
 // reaches the model as the notice within rewakeWithin; the same batch wakes
 // nothing more; new mail wakes again; after the leave nothing wakes.
 func TestRewakeRealClaude(t *testing.T) {
+	for name, claude := range realClaudes(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rewakeRealClaude(t, claude, installHooks)
+		})
+	}
+}
+
+// realClaudes is the real Claude Code executables to test against: the
+// pinned one on PATH and the newest at $SOTD_CLAUDE_NEWEST, by name. It skips
+// the test when there is none, or no tmux to run one in.
+func realClaudes(t *testing.T) map[string]string {
+	t.Helper()
 	claudes := map[string]string{}
 	if p, err := exec.LookPath("claude"); err == nil {
 		claudes["pinned"] = p
@@ -59,34 +72,39 @@ func TestRewakeRealClaude(t *testing.T) {
 		claudes["newest"] = p
 	}
 	if len(claudes) == 0 {
-		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run the rewake against the real agent")
+		t.Skip("claude is not on PATH: `npm install -g @anthropic-ai/claude-code` to run the test against the real agent")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not on PATH")
 	}
-	for name, claude := range claudes {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			rewakeRealClaude(t, claude)
-		})
-	}
+	return claudes
 }
 
-func rewakeRealClaude(t *testing.T, claude string) {
-	apiLog := &testutil.SyncBuffer{}
-	api, err := fakeclaude.Start(slog.New(slog.NewTextHandler(apiLog, nil)))
+// claudeBox is a fresh box for the real Claude Code: a fake Messages API, a
+// user home that starts Claude Code straight to its prompt in proj with no
+// network, a comm home, and this test binary on PATH as sotd.
+type claudeBox struct {
+	dir, proj, userHome, bin string
+	sotd                     string // the sotd on PATH, by its path
+	h                        home.Home
+	api                      *fakeclaude.Server
+	apiLog                   *testutil.SyncBuffer
+}
+
+func newClaudeBox(t *testing.T) *claudeBox {
+	t.Helper()
+	b := &claudeBox{dir: t.TempDir(), apiLog: &testutil.SyncBuffer{}}
+	api, err := fakeclaude.Start(slog.New(slog.NewTextHandler(b.apiLog, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close() })
-	dir := t.TempDir()
-	h, err := home.At(filepath.Join(dir, "comm"))
-	if err != nil {
+	b.api = api
+	if b.h, err = home.At(filepath.Join(b.dir, "comm")); err != nil {
 		t.Fatal(err)
 	}
-	proj := filepath.Join(dir, "proj")
-	userHome := filepath.Join(dir, "home")
-	for _, d := range []string{proj, userHome, filepath.Join(dir, "bin")} {
+	b.proj, b.userHome, b.bin = filepath.Join(b.dir, "proj"), filepath.Join(b.dir, "home"), filepath.Join(b.dir, "bin")
+	for _, d := range []string{b.proj, b.userHome, b.bin} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -95,44 +113,54 @@ func rewakeRealClaude(t *testing.T, claude string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sotd := filepath.Join(dir, "bin", "sotd") // this test binary, run as sotd (TestMain)
-	if err := os.Symlink(self, sotd); err != nil {
+	b.sotd = filepath.Join(b.bin, "sotd") // this test binary, run as sotd (TestMain)
+	if err := os.Symlink(self, b.sotd); err != nil {
 		t.Fatal(err)
 	}
+	if err := fakeclaude.Config(b.userHome, b.proj, rewakeDummyKey); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
-	// @alice joins from the test; the session acts as her by $SOT_COMM_NAME.
+// env is the environment Claude Code, its commands and its hooks run in, as
+// the session @name.
+func (b *claudeBox) env(name string, extra ...string) []string {
+	return append([]string{"HOME=" + b.userHome, "PATH=" + b.bin + ":" + os.Getenv("PATH"), "TERM=xterm-256color",
+		"ANTHROPIC_API_KEY=" + rewakeDummyKey, "ANTHROPIC_BASE_URL=" + b.api.URL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		home.EnvName + "=" + name, "SOT_COMM_HOME=" + b.h.Dir, "SOT_SELF_HOST=box", testutil.RaceEnv()}, extra...)
+}
+
+// settings is Claude Code's user settings file in the box.
+func (b *claudeBox) settings() string { return filepath.Join(b.userHome, ".claude", "settings.json") }
+
+// installHooks sets the box up as `sotd hooks install --claude` does.
+func installHooks(t *testing.T, b *claudeBox, _ string) (afterWake func()) {
 	var out bytes.Buffer
-	s := &client.Session{Home: h, Host: "box", Cwd: proj, Stdout: &out, Stderr: &out, Now: time.Now}
-	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
-		t.Fatalf("join: %d %s", code, out.String())
-	}
-	if err := fakeclaude.Config(userHome, proj, rewakeDummyKey); err != nil {
-		t.Fatal(err)
-	}
-	settings := filepath.Join(userHome, ".claude", "settings.json")
-	out.Reset()
-	if code := (hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: sotd, Home: h, Out: &out, Now: time.Now}).Run(); code != 0 {
+	if code := (hooks.Install{Agent: hooks.Claude, Settings: b.settings(), Sotd: b.sotd, Home: b.h, Out: &out, Now: time.Now}).Run(); code != 0 {
 		t.Fatalf("hooks install: %d %s", code, out.String())
 	}
+	return func() {}
+}
 
-	sock := filepath.Join(dir, "tmux.sock")
-	env := []string{"HOME=" + userHome, "PATH=" + filepath.Join(dir, "bin") + ":" + os.Getenv("PATH"), "TERM=xterm-256color",
-		"ANTHROPIC_API_KEY=" + rewakeDummyKey, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		home.EnvName + "=alice", "SOT_COMM_HOME=" + h.Dir, "SOT_SELF_HOST=box",
-		hooks.EnvWaitFor + "=3s", testutil.RaceEnv()}
-	argv := append([]string{"-S", sock, "new-session", "-d", "-x", "160", "-y", "50", "-c", proj, "env", "-i"}, env...)
-	if b, err := exec.Command("tmux", append(argv, claude)...).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v %s", err, b)
+// startTUI runs claude's TUI in proj, in a tmux window the test owns, and
+// returns what its screen shows; the cleanup stops it and waits for its exit.
+func (b *claudeBox) startTUI(t *testing.T, claude string, env []string) (pane func() string) {
+	t.Helper()
+	sock := filepath.Join(b.dir, "tmux.sock")
+	argv := append([]string{"-S", sock, "new-session", "-d", "-x", "160", "-y", "50", "-c", b.proj, "env", "-i"}, env...)
+	if out, err := exec.Command("tmux", append(argv, claude)...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
 	}
-	pane := func() string {
-		b, _ := exec.Command("tmux", "-S", sock, "capture-pane", "-p").Output()
-		return string(b)
+	pane = func() string {
+		out, _ := exec.Command("tmux", "-S", sock, "capture-pane", "-p").Output()
+		return string(out)
 	}
 	agent := paneAgent(t, sock)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("the session shows:\n%s\nthe fake Messages API's log:\n%s", pane(), apiLog)
+			t.Logf("the session shows:\n%s\nthe fake Messages API's log:\n%s", pane(), b.apiLog)
 		}
 		exec.Command("tmux", "-S", sock, "kill-server").Run()
 		// Claude Code writes its session files as it exits: the temporary
@@ -141,6 +169,23 @@ func rewakeRealClaude(t *testing.T, claude string) {
 			return ancestry.Still(agent.PID, agent.Start) == ancestry.Gone
 		})
 	})
+	return pane
+}
+
+// rewakeRealClaude sets a box up with setup, starts claude's TUI in it as
+// @alice, and runs the rewake's steps (see TestRewakeRealClaude); what setup
+// returns checks what the first wake's turn did.
+func rewakeRealClaude(t *testing.T, claude string, setup func(*testing.T, *claudeBox, string) (afterWake func())) {
+	b := newClaudeBox(t)
+	h, api := b.h, b.api
+	// @alice joins from the test; the session acts as her by $SOT_COMM_NAME.
+	var out bytes.Buffer
+	s := &client.Session{Home: h, Host: "box", Cwd: b.proj, Stdout: &out, Stderr: &out, Now: time.Now}
+	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
+		t.Fatalf("join: %d %s", code, out.String())
+	}
+	afterWake := setup(t, b, claude)
+	pane := b.startTUI(t, claude, b.env("alice", hooks.EnvWaitFor+"=3s"))
 
 	started := time.Now()
 	waitFiles := filepath.Join(h.StateDir(), "wait-*")
@@ -210,6 +255,7 @@ func rewakeRealClaude(t *testing.T, claude string) {
 	}
 
 	wakes(1, "hi, alice", "and a second line in the same filing")
+	afterWake()
 	still(1, "the same batch, through the turn it started and its turn end")
 	wakes(2, "a new batch")
 	if code := s.Leave(""); code != client.ExitOK {

@@ -6,19 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// WatchInboxes calls kick after lines are appended to an inbox in dir (a home's
-// inbox/ folder), by any process of this machine, until ctx ends: a client's own
-// append (route 1) then starts the wake's pass at once rather than at its next
-// tick. One read of the inotify queue makes at most one kick, so a burst of
-// appends is a few kicks; kick itself must not block. Writes by other machines
+// WatchInboxes calls kick with a handle after lines are appended to its inbox in
+// dir (a home's inbox/ folder), by any process of this machine, until ctx ends:
+// a client's own append (route 1) then starts the wake's pass at once rather
+// than at its next tick. One read of the inotify queue kicks each handle at most
+// once, and reads are kickGap apart, so a burst of appends is a few kicks; kick
+// itself must not block. A lost event (the queue overflowed) kicks "". Writes by other machines
 // to a shared (NFS) home are not seen: their mail waits for the wake's tick.
-func WatchInboxes(ctx context.Context, dir string, kick func()) error {
+func WatchInboxes(ctx context.Context, dir string, kick func(handle string)) error {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return fmt.Errorf("watch the inboxes in %s: %w", dir, err)
@@ -41,10 +43,13 @@ func WatchInboxes(ctx context.Context, dir string, kick func()) error {
 			}
 			return fmt.Errorf("watch the inboxes in %s: %w", dir, err)
 		}
-		if !inboxWritten(buf[:n]) {
+		written := inboxesWritten(buf[:n])
+		if len(written) == 0 {
 			continue
 		}
-		kick()
+		for h := range written {
+			kick(h)
+		}
 		// Events of the coming moment gather (and merge) in the queue: one
 		// read, one kick, per kickGap at most.
 		select {
@@ -59,23 +64,24 @@ func WatchInboxes(ctx context.Context, dir string, kick func()) error {
 // so it delays no pass.
 const kickGap = 50 * time.Millisecond
 
-// inboxWritten reports whether the inotify events in b name an inbox (.jsonl),
-// not its lock file, or lost some (the queue overflowed).
-func inboxWritten(b []byte) bool {
+// inboxesWritten is the handles whose inbox (.jsonl, not its lock file) the
+// inotify events in b name, and "" when some were lost (the queue overflowed).
+func inboxesWritten(b []byte) map[string]bool {
+	out := map[string]bool{}
 	for len(b) >= unix.SizeofInotifyEvent {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
 		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-			return true
+			out[""] = true
 		}
 		end := unix.SizeofInotifyEvent + int(ev.Len)
 		if end > len(b) {
-			return false
+			break
 		}
-		name := bytes.TrimRight(b[unix.SizeofInotifyEvent:end], "\x00")
-		if bytes.HasSuffix(name, []byte(".jsonl")) {
-			return true
+		name := string(bytes.TrimRight(b[unix.SizeofInotifyEvent:end], "\x00"))
+		if h, ok := strings.CutSuffix(name, ".jsonl"); ok {
+			out[h] = true
 		}
 		b = b[end:]
 	}
-	return false
+	return out
 }

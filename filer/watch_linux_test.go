@@ -18,7 +18,7 @@ func watchKicks(t *testing.T, dir string) *atomic.Int64 {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var kicks atomic.Int64
-	go func() { done <- WatchInboxes(ctx, dir, func() { kicks.Add(1) }) }()
+	go func() { done <- WatchInboxes(ctx, dir, func(string) { kicks.Add(1) }) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

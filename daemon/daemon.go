@@ -190,6 +190,10 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	d.net.start(ctx, sup)
 	d.rows.start(ctx, sup, d.dialogEvery)
 	d.rows.startWake(ctx, sup, f, d.filed)
+	// A line a client appends itself (route 1) kicks the wake as the daemon's own do.
+	sup.start(ctx, service{name: "inbox watch", run: func(ctx context.Context) error {
+		return filer.WatchInboxes(ctx, d.cfg.Home.InboxDir(), d.appendedTo)
+	}})
 	d.startWeb(ctx, sup, f)
 	d.serve(ctx, ep, b)
 	return nil

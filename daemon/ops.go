@@ -106,6 +106,19 @@ func (d *Daemon) filedNow() {
 	}
 }
 
+// appendedTo kicks the wake for a line appended to handle's inbox by any
+// process (a client's own append too), as filing does for the daemon's own;
+// "" (appends not known) kicks it.
+func (d *Daemon) appendedTo(handle string) {
+	if handle == "" {
+		d.filedNow()
+		return
+	}
+	if doc, err := d.reg.read(); err == nil && d.rowMayAct(doc, handle) {
+		d.filedNow()
+	}
+}
+
 // refused logs a request refused before it was queued: the sender's mistake.
 func (d *Daemon) refused(req wire.CommFile, err error) error {
 	d.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)

@@ -89,6 +89,13 @@ func (s *stamper) stamp() error {
 		}
 		sessions = append(sessions, rec)
 	}
+	doc, err := s.m.reg.read()
+	if err != nil {
+		return errors.Join(recErr, err)
+	}
+	if len(sessions) == 0 && !s.holdsRunning(doc, running) {
+		return recErr // nothing to stamp: the registry lock is not taken
+	}
 	now := s.now()
 	var moved []string
 	err = registry.Update(s.m.home, registry.TouchWait, func(d *registry.Doc) error {
@@ -120,6 +127,17 @@ func (s *stamper) stamp() error {
 		s.m.forgetSession(h)
 	}
 	return recErr
+}
+
+// holdsRunning says whether doc binds a handle to one of this box's running
+// rows.
+func (s *stamper) holdsRunning(doc *registry.Doc, running map[string]bool) bool {
+	for _, e := range doc.Agents {
+		if e.Host == s.m.host && running[e.WorkspaceID] {
+			return true
+		}
+	}
+	return false
 }
 
 // errMoved ends a session's stamp: its handle is a row's now, or another box's.

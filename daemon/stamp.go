@@ -64,71 +64,80 @@ func (s *stamper) stampAll() error {
 	return err
 }
 
+// stamp stamps, in one rewrite of the registry, the handles of the running rows
+// and of the watched sessions whose agents run: each rewrite is the whole file
+// and three fsyncs, so a pass costs one whatever the number of handles, and none
+// when every stamp already reads so (a second pass in the same second).
 func (s *stamper) stamp() error {
 	infos, err := s.m.b.List()
 	if err != nil {
 		return fmt.Errorf("list the rows: %w", err)
 	}
-	doc, err := s.m.reg.read()
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	errs := []error{s.stampSessions(now)}
+	running := map[string]bool{}
 	for _, ri := range infos {
-		if !ri.Phase.Running() {
-			continue
-		}
-		row := ri.Spec.ID
-		for _, h := range s.m.handlesOf(doc, ri.Spec) {
-			err := registry.Mark(s.m.home, h, registry.TouchWait, func(e *registry.Entry) error {
-				// The handle may have moved to another row since the read.
-				if e.WorkspaceID != row || e.Host != s.m.host {
-					return registry.ErrSkip
-				}
-				e.LastSeen = registry.Stamp(now)
-				return nil
-			})
-			if err != nil && !errors.Is(err, registry.ErrNoRow) {
-				errs = append(errs, fmt.Errorf("@%s of row %s: %w", h, row, err))
-			}
+		if ri.Phase.Running() {
+			running[ri.Spec.ID] = true
 		}
 	}
-	return errors.Join(errs...)
-}
-
-// stampSessions stamps the handle of each watched session whose agent runs, while
-// the registry lists it on this box outside any row; a record whose agent ended
-// or whose handle left, moved to a row or to another box is removed, so the
-// protocol's ten minutes then run from the last stamp.
-func (s *stamper) stampSessions(now time.Time) error {
-	recs, err := s.m.watchedSessions()
-	if err != nil {
-		return err
-	}
-	var errs []error
+	recs, recErr := s.m.watchedSessions()
+	var sessions []sessionRecord
 	for _, rec := range recs {
 		if !sessionRunning(rec) {
 			s.m.log.Info("a watched session's agent ended; its handle is no longer stamped", "handle", rec.Handle, "agent_pid", rec.PID)
 			s.m.forgetSession(rec.Handle)
 			continue
 		}
-		err := registry.Mark(s.m.home, rec.Handle, registry.TouchWait, func(e *registry.Entry) error {
-			if e.WorkspaceID != "" || e.Host != s.m.host {
-				return errMoved
+		sessions = append(sessions, rec)
+	}
+	doc, err := s.m.reg.read()
+	if err != nil {
+		return errors.Join(recErr, err)
+	}
+	if len(sessions) == 0 && !s.holdsRunning(doc, running) {
+		return recErr // nothing to stamp: the registry lock is not taken
+	}
+	now := s.now()
+	var moved []string
+	err = registry.Update(s.m.home, registry.TouchWait, func(d *registry.Doc) error {
+		moved = moved[:0]
+		for _, e := range d.Agents {
+			// Read fresh under the lock: a handle moved to another row or
+			// box since the last pass is not stamped.
+			if e.Host == s.m.host && running[e.WorkspaceID] {
+				e.LastSeen = registry.Stamp(now)
+			}
+		}
+		for _, rec := range sessions {
+			e, ok := d.Agents[rec.Handle]
+			if !ok || e.WorkspaceID != "" || e.Host != s.m.host {
+				moved = append(moved, rec.Handle)
+				continue
 			}
 			e.LastSeen = registry.Stamp(now)
-			return nil
-		})
-		switch {
-		case errors.Is(err, registry.ErrNoRow), errors.Is(err, errMoved):
-			s.m.log.Info("a watched session's handle left the registry or moved; it is no longer stamped", "handle", rec.Handle)
-			s.m.forgetSession(rec.Handle)
-		case err != nil:
-			errs = append(errs, fmt.Errorf("@%s of the session of agent pid %d: %w", rec.Handle, rec.PID, err))
+		}
+		return nil
+	})
+	if err != nil {
+		return errors.Join(recErr, fmt.Errorf("stamp the handles live: %w", err))
+	}
+	// A session's handle that left the registry or moved ends its stamps, so
+	// the protocol's ten minutes then run from the last one.
+	for _, h := range moved {
+		s.m.log.Info("a watched session's handle left the registry or moved; it is no longer stamped", "handle", h)
+		s.m.forgetSession(h)
+	}
+	return recErr
+}
+
+// holdsRunning says whether doc binds a handle to one of this box's running
+// rows.
+func (s *stamper) holdsRunning(doc *registry.Doc, running map[string]bool) bool {
+	for _, e := range doc.Agents {
+		if e.Host == s.m.host && running[e.WorkspaceID] {
+			return true
 		}
 	}
-	return errors.Join(errs...)
+	return false
 }
 
 // errMoved ends a session's stamp: its handle is a row's now, or another box's.

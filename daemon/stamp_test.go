@@ -4,7 +4,9 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +147,42 @@ func TestStamperRuns(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run returned %v", err)
+	}
+}
+
+// TestStamperRewritesOncePerPass: a pass stamps every handle it keeps live in
+// one rewrite of the registry, however many there are, and a pass that
+// changes nothing rewrites nothing: each rewrite is the whole file and three
+// fsyncs, and a registry of thousands of entries makes one per handle costly.
+func TestStamperRewritesOncePerPass(t *testing.T) {
+	r := newStampRig(t)
+	// The running row holds five more handles, as a row that took new names
+	// while its older ones stayed bound to it.
+	if err := registry.Update(r.h, time.Second, func(d *registry.Doc) error {
+		for i := range 5 {
+			d.Agents[fmt.Sprintf("more%d-box", i)] = &registry.Entry{Host: "box", WorkspaceID: r.row, Status: "idle", Joined: registry.Stamp(r.clk.Now())}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	renames := testutil.Renames(t, r.h.Dir, filepath.Base(r.h.Registry()))
+	r.clk.Add(5 * time.Minute)
+	if err := r.st.stampAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := renames(); got != 1 {
+		t.Errorf("one pass over six handles rewrote the registry %d times, want 1", got)
+	}
+	for _, h := range []string{"Repo-box", "more0-box", "more4-box"} {
+		if got, want := r.lastSeen(t, h), registry.Stamp(r.clk.Now()); got != want {
+			t.Errorf("%s last_seen = %s, want %s", h, got, want)
+		}
+	}
+	if err := r.st.stampAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := renames(); got != 1 {
+		t.Errorf("a second pass in the same second rewrote the registry: %d rewrites in all, want 1", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -126,6 +127,8 @@ type Router struct {
 
 	view *View // what each link published for the handles it holds
 
+	derived derivedMemo // the derived handles' suffix of each box of hosts.toml
+
 	offers sync.WaitGroup // offers still running after their request was answered
 }
 
@@ -225,14 +228,14 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 		return fmt.Errorf("a directory event of %d handles is over the %d-handle limit; it was refused whole", n, MaxChange)
 	}
 	var own map[string]bool
-	var boxes []string
+	var boxes []derivedSuffix
 	if len(d.Added) > 0 {
 		// They read the registry and hosts.toml: not under the lock.
 		if r.cfg.Own != nil {
 			own = r.cfg.Own()
 		}
 		if r.cfg.Boxes != nil {
-			boxes = r.cfg.Boxes()
+			boxes = r.derived.of(r.cfg.Boxes())
 		}
 	}
 	r.mu.Lock()
@@ -299,8 +302,9 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 }
 
 // claimable is why p may not claim handle h, nil when it may. own is the
-// hub's own folder's handles, boxes every box of hosts.toml. Under r.mu.
-func (r *Router) claimable(p Peer, h string, own map[string]bool, boxes []string) *wire.RefusedClaim {
+// hub's own folder's handles, boxes every box of hosts.toml with its derived
+// handles' suffix. Under r.mu.
+func (r *Router) claimable(p Peer, h string, own map[string]bool, boxes []derivedSuffix) *wire.RefusedClaim {
 	switch q := r.holders[h]; {
 	case own[h]:
 		return &wire.RefusedClaim{Handle: h, Why: "the hub's own folder lists it under the hub"}
@@ -322,16 +326,44 @@ func (r *Router) claimable(p Peer, h string, own map[string]bool, boxes []string
 // derivedFor is the box of boxes other than claimant whose derived handles
 // (<folder>-<box>, registry.HostPart) h is one of; "" when none, or when h
 // is one of claimant's own.
-func derivedFor(h, claimant string, boxes []string) string {
+func derivedFor(h, claimant string, boxes []derivedSuffix) string {
 	if strings.HasSuffix(h, "-"+registry.HostPart(claimant)) {
 		return ""
 	}
 	for _, b := range boxes {
-		if b != claimant && strings.HasSuffix(h, "-"+registry.HostPart(b)) {
-			return b
+		if b.box != claimant && strings.HasSuffix(h, b.suffix) {
+			return b.box
 		}
 	}
 	return ""
+}
+
+// derivedSuffix is a box of hosts.toml and the suffix of the handles derived
+// for it: "-" and its HostPart.
+type derivedSuffix struct{ box, suffix string }
+
+// derivedMemo keeps the derived suffixes of the boxes hosts.toml last named:
+// every handle a directory event adds is checked against every box, and
+// HostPart sanitizes (and may hash) each, which at 1,000 boxes made a
+// directory update cost twice what it costs at 10.
+type derivedMemo struct {
+	mu    sync.Mutex
+	boxes []string
+	sfx   []derivedSuffix
+}
+
+// of is boxes with their suffixes, made again only when boxes changed.
+func (m *derivedMemo) of(boxes []string) []derivedSuffix {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sfx == nil || !slices.Equal(boxes, m.boxes) {
+		m.boxes = slices.Clone(boxes)
+		m.sfx = make([]derivedSuffix, len(boxes))
+		for i, b := range boxes {
+			m.sfx[i] = derivedSuffix{box: b, suffix: "-" + registry.HostPart(b)}
+		}
+	}
+	return m.sfx
 }
 
 // kept is a handle whose holder's link ended: its box, and until when only it

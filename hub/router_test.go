@@ -608,8 +608,29 @@ func TestADerivedHandleIsOnlyItsBoxs(t *testing.T) {
 		{"mallory", "gm", ""},
 		{"boxb", "gm", ""},
 	} {
-		if got := derivedFor(tc.handle, tc.claimant, boxes); got != tc.want {
+		var memo derivedMemo
+		if got := derivedFor(tc.handle, tc.claimant, memo.of(boxes)); got != tc.want {
 			t.Errorf("derivedFor(%q, %q) = %q, want %q", tc.handle, tc.claimant, got, tc.want)
+		}
+	}
+}
+
+// The derived suffixes are made again when hosts.toml's boxes change: a box
+// added since is one whose derived handles no other box may claim, and a box
+// removed is one no longer guarded.
+func TestDerivedSuffixesFollowTheBoxes(t *testing.T) {
+	var memo derivedMemo
+	for i, step := range []struct {
+		boxes []string
+		want  string // the box proj-boxb names, claimed by gm
+	}{
+		{[]string{"hb", "gm"}, ""},
+		{[]string{"hb", "gm", "boxb"}, "boxb"},
+		{[]string{"hb", "gm", "boxb"}, "boxb"},
+		{[]string{"hb", "gm"}, ""},
+	} {
+		if got := derivedFor("proj-boxb", "gm", memo.of(step.boxes)); got != step.want {
+			t.Errorf("step %d, boxes %v: derivedFor(proj-boxb, gm) = %q, want %q", i, step.boxes, got, step.want)
 		}
 	}
 }

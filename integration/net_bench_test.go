@@ -130,17 +130,7 @@ func report(b *testing.B, name string, sorted []time.Duration) {
 func BenchmarkHubOf200Links(b *testing.B) {
 	const guests = 200
 	n := newNetwork(b)
-	keys := home.Home{Dir: b.TempDir()}
-	ids := make([]*identity.Identity, guests)
-	lines := make([]hostLine, guests)
-	for i := range ids {
-		name := fmt.Sprintf("g%03d", i)
-		id, err := identity.Load(keys, name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ids[i], lines[i] = id, hostLine{name: name, key: id.Fingerprint()}
-	}
+	ids, lines := guestIDs(b, guests)
 	n.writeHosts("hb", n.hostsTOML(n.quic, n.ws, lines...))
 	n.startHub()
 	hub := n.daemons["hb"]

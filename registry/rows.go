@@ -149,6 +149,14 @@ func (p *picker) top() bool {
 				if !p.value(3) {
 					return false
 				}
+				if plain {
+					// Looked up without a string made of it: most rows are
+					// not wanted, and a key each is most of the garbage.
+					if k := raw[1 : len(raw)-1]; p.want[string(k)] {
+						p.rows[string(k)] = p.b[start:p.i]
+					}
+					return true
+				}
 				name, ok := keyOf(raw, plain)
 				if ok && p.want[name] {
 					p.rows[name] = p.b[start:p.i]

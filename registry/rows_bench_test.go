@@ -59,6 +59,16 @@ func rowsHome(b *testing.B, n int) home.Home {
 	if err := h.Ensure(); err != nil {
 		b.Fatal(err)
 	}
+	body := rowsBody(b, n)
+	if err := home.WriteAtomic(h.Registry(), body); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// rowsBody is a registry listing n live rows as sotd writes them.
+func rowsBody(tb testing.TB, n int) []byte {
+	tb.Helper()
 	now := Stamp(time.Now())
 	d := &Doc{ProtocolVersion: ProtocolVersion, Agents: map[string]*Entry{}}
 	for i := range n {
@@ -67,10 +77,7 @@ func rowsHome(b *testing.B, n int) home.Home {
 	}
 	body, err := d.Marshal()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	if err := home.WriteAtomic(h.Registry(), body); err != nil {
-		b.Fatal(err)
-	}
-	return h
+	return body
 }

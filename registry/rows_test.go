@@ -55,6 +55,21 @@ func TestReadRowsAnswersAsRead(t *testing.T) {
 	}
 }
 
+// TestReadRowsAllocatesForTheWantedRows: one row's read walks the other rows
+// without making anything of them, so its garbage does not grow with the
+// registry (10,000 rows made one key string each).
+func TestReadRowsAllocatesForTheWantedRows(t *testing.T) {
+	body := rowsBody(t, 10000)
+	allocs := testing.AllocsPerRun(3, func() {
+		if d, why := parseRows(body, []string{"s00001"}); why != "" || d.Agents["s00001"] == nil {
+			t.Fatalf("s00001 not read: %q", why)
+		}
+	})
+	if allocs > 500 {
+		t.Errorf("reading one row of 10,000 made %.0f allocations, want under 500", allocs)
+	}
+}
+
 // sameRows fails unless part holds exactly full's rows of names, and its
 // protocol_version.
 func sameRows(t *testing.T, full, part *Doc, names ...string) {

@@ -1,0 +1,86 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// BenchmarkHookRegistrySize is the agent hooks in a home whose registry lists
+// 10 entries and in one that lists 10,000, in turn in each op: posttool (every
+// tool call: a read of this session's row, its stamps fresh, so no write),
+// prompt (each turn's start: a status write) and stop (each turn's end: the
+// stop_at mark, the unread count and a status write). It reports each one's
+// µs and the large case's time over the small one's, in the same run: a read
+// decodes this session's row alone, a write rewrites the whole registry.
+//
+//	go test -run='^$' -bench=HookRegistrySize -benchtime=20x ./hooks/
+func BenchmarkHookRegistrySize(b *testing.B) {
+	sizes := []int{10, 10000}
+	hooks := []struct {
+		name string
+		run  func(Run) int
+		in   string
+	}{
+		{"posttool", func(r Run) int { return PostTool(r, false) }, postInput},
+		{"prompt", Prompt, `{"session_id":"s-1","hook_event_name":"UserPromptSubmit","prompt":"look for the flaky test's cause"}`},
+		{"stop", Stop, stopInput},
+	}
+	sessions := make([]*client.Session, len(sizes))
+	for i, n := range sizes {
+		sessions[i] = registryOf(b, n)
+	}
+	took := make([][2]time.Duration, len(hooks))
+	for b.Loop() {
+		for k, h := range hooks {
+			for i, s := range sessions {
+				start := time.Now()
+				if code := h.run(Run{In: strings.NewReader(h.in), Out: io.Discard, Err: io.Discard, Session: s, Ancestry: ownCodex}); code != ExitOK {
+					b.Fatalf("%s with %d entries: exit %d", h.name, sizes[i], code)
+				}
+				took[k][i] += time.Since(start)
+			}
+		}
+	}
+	for k, h := range hooks {
+		for i, n := range sizes {
+			b.ReportMetric(float64(took[k][i].Microseconds())/float64(b.N), fmt.Sprintf("µs/%s-%d", h.name, n))
+		}
+		b.ReportMetric(float64(took[k][1])/float64(took[k][0]), fmt.Sprintf("%s-%d/%s-%d", h.name, sizes[1], h.name, sizes[0]))
+	}
+}
+
+// registryOf is a home whose registry lists n live sessions of other boxes,
+// and in which alice has joined.
+func registryOf(b *testing.B, n int) *client.Session {
+	b.Helper()
+	b.Setenv(home.EnvName, "")
+	h, err := home.At(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := h.Ensure(); err != nil {
+		b.Fatal(err)
+	}
+	now := registry.Stamp(time.Now())
+	agents := map[string]any{}
+	for i := range n {
+		agents[fmt.Sprintf("s%05d", i)] = map[string]any{"host": "other", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}
+	}
+	doc, _ := json.Marshal(map[string]any{"protocol_version": registry.ProtocolVersion, "agents": agents})
+	if err := home.WriteAtomic(h.Registry(), doc); err != nil {
+		b.Fatal(err)
+	}
+	s := &client.Session{Home: h, Host: "box", Cwd: b.TempDir(), Stdout: io.Discard, Stderr: io.Discard, Now: time.Now}
+	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
+		b.Fatalf("join: %d", code)
+	}
+	return s
+}

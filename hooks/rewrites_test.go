@@ -30,7 +30,7 @@ func TestToolCallsRewriteTheRegistryPerMinute(t *testing.T) {
 		for _, h := range []struct {
 			run func(Run) int
 			in  string
-		}{{PreTool, preInput}, {func(r Run) int { return PostTool(r, false) }, postInput}} {
+		}{{func(r Run) int { return PreTool(r, false) }, preInput}, {func(r Run) int { return PostTool(r, false) }, postInput}} {
 			var o, e bytes.Buffer
 			if code := h.run(Run{In: strings.NewReader(h.in), Out: &o, Err: &e, Session: s, Ancestry: ownCodex}); code != ExitOK || o.Len()+e.Len() > 0 {
 				t.Fatalf("tool call %d: exit %d stdout %q stderr %q", calls, code, o.String(), e.String())

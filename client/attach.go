@@ -246,6 +246,13 @@ func (s *Session) attachPTY(id string, tty *os.File) (code int, why string) {
 	default:
 	}
 	if err != nil {
+		// A program that exits between the look at the row and this attach
+		// gets the refusal of a Stopped row: that is its end, not a failure.
+		if errors.As(err, new(*wire.Refusal)) {
+			if row, rerr := s.rowSettled(id, reapWait); rerr == nil && row != nil && row.ExitCode != nil {
+				return ExitOK, "its program exited"
+			}
+		}
 		s.out("FAILED: attach to row %s: %s", id, daemonFailure(sock, err, ""))
 		return ExitFailed, ""
 	}

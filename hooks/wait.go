@@ -160,23 +160,6 @@ func (w *waiter) run() int {
 	}
 }
 
-// agent is the agent that runs this hook: the nearest agent process above it.
-// Claude Code may leave a background hook running when it exits; the waiter
-// then ends itself.
-func (w *waiter) agent() (ancestry.Proc, bool) {
-	walk := w.Ancestry
-	if walk == nil {
-		walk = func() ([]ancestry.Proc, error) { return ancestry.Walk(os.Getpid()) }
-	}
-	chain, _ := walk()
-	for _, p := range chain {
-		if ancestry.IsAgent(p) {
-			return p, true
-		}
-	}
-	return ancestry.Proc{}, false
-}
-
 // look counts the unread mail once; done says the waiter ends with code. A
 // busy inbox is not done and not counted (code ExitFailed): the next look
 // counts it.

@@ -32,7 +32,7 @@ func codexAdvice(settings string) string {
 	ct, err := ReadCodexTrust(settings)
 	var waiting []string
 	for _, h := range ct.Hooks {
-		if h.Trust != Trusted {
+		if h.Trust != Trusted && !slices.Contains(waiting, h.Event) {
 			waiting = append(waiting, h.Event)
 		}
 	}

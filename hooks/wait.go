@@ -86,7 +86,8 @@ func Wait(r Run) int {
 	if r.Session.Row != "" {
 		return ExitOK // the daemon types the notice into a row
 	}
-	w := &waiter{Run: r, st: newState(r.Session.Home, in.SessionID), life: waitFor()}
+	agent, ok := r.agent()
+	w := &waiter{Run: r, st: newState(r.Session.Home, in.SessionID), life: waitFor(), agent: agent, hasAgent: ok}
 	return w.run()
 }
 
@@ -98,11 +99,17 @@ func waitFor() time.Duration {
 	return WaitFor
 }
 
-// waiter is one run of Wait.
+// waiter is one run of Wait, or of a Codex session's waiter (WaitCodex).
 type waiter struct {
 	Run
-	st     state
-	life   time.Duration
+	st   state
+	life time.Duration // 0: until the agent exits or the session leaves
+	// agent is the agent process whose exit ends the waiter, when hasAgent.
+	agent    ancestry.Proc
+	hasAgent bool
+	// ring tells the session of its mail and is the waiter's exit code; nil
+	// is Claude Code's rewake (see wake).
+	ring   func() int
 	handle string
 	token  string // this waiter's mark in the session's wait file
 }
@@ -127,7 +134,6 @@ func (w *waiter) run() int {
 		w.note("sotd hook wait: %v; not waiting", err)
 		return ExitFailed
 	}
-	agent, hasAgent := w.agent()
 	end := time.Now().Add(w.life)
 	var seen home.Stamp
 	counted, checked := false, time.Now()
@@ -142,7 +148,7 @@ func (w *waiter) run() int {
 		switch {
 		case !w.current():
 			return ExitOK
-		case hasAgent && ancestry.Still(agent.PID, agent.Start) == ancestry.Gone:
+		case w.hasAgent && ancestry.Still(w.agent.PID, w.agent.Start) == ancestry.Gone:
 			return ExitOK
 		case time.Since(checked) >= waitRecheck:
 			checked = time.Now()
@@ -152,7 +158,7 @@ func (w *waiter) run() int {
 			if code, done := w.remind(); done {
 				return code
 			}
-		case time.Now().After(end):
+		case w.life > 0 && time.Now().After(end):
 			w.rearm()
 			return ExitOK
 		}
@@ -218,8 +224,12 @@ func (w *waiter) unread() (int, filer.Cursor, error) {
 	return u.N, u.Last, err
 }
 
-// wake prints the notice for Claude Code to give the model.
+// wake tells the session of its mail: by ring, or by printing the notice for
+// Claude Code to give the model.
 func (w *waiter) wake() int {
+	if w.ring != nil {
+		return w.ring()
+	}
 	fmt.Fprintln(w.Err, registry.WakeNotice)
 	return ExitRewake
 }

@@ -43,12 +43,18 @@ func (w *waiting) stderr() string {
 
 func startWait(t *testing.T, s Run) *waiting {
 	t.Helper()
+	return startWaiter(t, Wait, s)
+}
+
+// startWaiter starts the waiter fn (Wait, WaitCodexDetached) in the background.
+func startWaiter(t *testing.T, fn func(Run) int, s Run) *waiting {
+	t.Helper()
 	w := &waiting{done: make(chan struct{})}
 	var out bytes.Buffer
 	s.Out, s.Err = &out, w
 	go func() {
 		defer close(w.done)
-		w.code = Wait(s)
+		w.code = fn(s)
 		if out.Len() > 0 {
 			t.Errorf("the waiter wrote %q on stdout, want nothing", out.String())
 		}

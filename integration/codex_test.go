@@ -62,7 +62,7 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 		}
 	})
 	b.serve()
-	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    5 sotd hooks in") || !strings.Contains(out, "each trusted") {
+	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    7 sotd hooks in") || !strings.Contains(out, "each trusted") {
 		t.Fatalf("doctor does not call the hooks trusted:\n%s", out)
 	}
 	c := dialRows(t, b)
@@ -215,7 +215,7 @@ env_key = "OPENAI_API_KEY"
 
 	b.must("", append([]string{"hooks", "install", "--codex"}, args...)...)
 	ct, err := hooks.ReadCodexTrust(filepath.Join(codexHome, "hooks.json"))
-	if err != nil || len(ct.Hooks) != 5 {
+	if err != nil || len(ct.Hooks) != 7 {
 		t.Fatalf("the installed hooks: %+v, %v", ct.Hooks, err)
 	}
 	trust := config + "\n[hooks.state]\n"

@@ -26,20 +26,9 @@ import (
 // same session takes over, or after it rang: the turn the notice starts ends in
 // a Stop hook, which starts the next waiter.
 func WaitCodex(r Run) int {
-	in, err := r.read()
-	if err != nil {
-		r.note("sotd hook wait: %v; not waiting", err)
-		return ExitFailed
-	}
-	if in.AgentID != "" || r.onSharedServer("wait", false) {
-		return ExitOK
-	}
-	if r.Session == nil {
-		r.note("sotd hook wait: %v; not waiting", r.NoSession)
-		return ExitFailed
-	}
-	if r.Session.Row != "" {
-		return ExitOK // the daemon types the notice into a row
+	in, code, ok := r.waitable()
+	if !ok || r.onSharedServer("wait", false) {
+		return code
 	}
 	me, _, err := r.me()
 	if err != nil || me == "" {

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -26,15 +24,7 @@ func TestCodexWaiterQueuesTheNotice(t *testing.T) {
 	if err := os.WriteFile(codex, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"$0.calls\"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	agent := testutil.StartHelper(t, helperEnv+"=hold", "HOOKS_LOCK="+filepath.Join(t.TempDir(), "lock"))
-	tab, err := ancestry.OSTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tab.Proc(agent.Cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent, p := helperAgent(t)
 	in, _ := json.Marshal(codexWaiter{SessionID: "s-1", AgentPID: p.PID, AgentStart: p.Start, Program: codex})
 	rung := func() string { b, _ := os.ReadFile(calls); return string(b) }
 

@@ -71,24 +71,33 @@ func ArmPath(h home.Home) string { return filepath.Join(h.StateDir(), ArmName) }
 // not announced again, nor one this or an earlier waiter announced. A batch
 // still unread RepeatAfter after its notice gets one reminder.
 func Wait(r Run) int {
-	in, err := r.read()
-	if err != nil {
-		r.note("sotd hook wait: %v; not waiting", err)
-		return ExitFailed
-	}
-	if in.AgentID != "" {
-		return ExitOK
-	}
-	if r.Session == nil {
-		r.note("sotd hook wait: %v; not waiting", r.NoSession)
-		return ExitFailed
-	}
-	if r.Session.Row != "" {
-		return ExitOK // the daemon types the notice into a row
+	in, code, ok := r.waitable()
+	if !ok {
+		return code
 	}
 	agent, ok := r.agent()
 	w := &waiter{Run: r, st: newState(r.Session.Home, in.SessionID), life: waitFor(), agent: agent, hasAgent: ok}
 	return w.run()
+}
+
+// waitable reads the hook's input and says whether this session gets a
+// waiter; when not, code is the hook's exit. A subagent and a row's session
+// get none (the daemon types the notice into a row); a fault is exit 1.
+func (r Run) waitable() (in input, code int, ok bool) {
+	in, err := r.read()
+	switch {
+	case err != nil:
+		r.note("sotd hook wait: %v; not waiting", err)
+		return in, ExitFailed, false
+	case in.AgentID != "":
+		return in, ExitOK, false
+	case r.Session == nil:
+		r.note("sotd hook wait: %v; not waiting", r.NoSession)
+		return in, ExitFailed, false
+	case r.Session.Row != "":
+		return in, ExitOK, false
+	}
+	return in, ExitOK, true
 }
 
 // waitFor is WaitFor, or $SOTD_HOOK_WAIT_FOR when it is a positive duration.

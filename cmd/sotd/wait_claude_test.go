@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/client"
-	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hooks"
 	"github.com/sotcomm/sotd/internal/fakeclaude"
@@ -79,39 +77,14 @@ func rewakeRealClaude(t *testing.T, claude string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close() })
-	dir := t.TempDir()
-	h, err := home.At(filepath.Join(dir, "comm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj := filepath.Join(dir, "proj")
-	userHome := filepath.Join(dir, "home")
-	for _, d := range []string{proj, userHome, filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sotd := filepath.Join(dir, "bin", "sotd") // this test binary, run as sotd (TestMain)
-	if err := os.Symlink(self, sotd); err != nil {
-		t.Fatal(err)
-	}
-
-	// @alice joins from the test; the session acts as her by $SOT_COMM_NAME.
-	var out bytes.Buffer
-	s := &client.Session{Home: h, Host: "box", Cwd: proj, Stdout: &out, Stderr: &out, Now: time.Now}
-	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
-		t.Fatalf("join: %d %s", code, out.String())
-	}
+	p := newPlain(t, t.TempDir())
+	dir, h, s, proj, userHome, sotd, out := p.dir, p.h, p.s, p.proj, p.userHome, p.sotd, p.out
 	if err := fakeclaude.Config(userHome, proj, rewakeDummyKey); err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(userHome, ".claude", "settings.json")
 	out.Reset()
-	if code := (hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: sotd, Home: h, Out: &out, Now: time.Now}).Run(); code != 0 {
+	if code := (hooks.Install{Agent: hooks.Claude, Settings: settings, Sotd: sotd, Home: h, Out: out, Now: time.Now}).Run(); code != 0 {
 		t.Fatalf("hooks install: %d %s", code, out.String())
 	}
 
@@ -164,17 +137,7 @@ func rewakeRealClaude(t *testing.T, claude string) {
 		t.Fatalf("the fake API got %d requests before any mail, want none: a re-arm must not wake the model", n)
 	}
 
-	file := func(msgs ...string) time.Time {
-		t.Helper()
-		var lines []filer.Line
-		for _, m := range msgs {
-			lines = append(lines, filer.Line{From: "bob", To: "alice", Repo: "r", Msg: m, TS: registry.Stamp(time.Now())})
-		}
-		if _, err := filer.New(h).Append("alice", lines); err != nil {
-			t.Fatal(err)
-		}
-		return time.Now()
-	}
+	file := func(msgs ...string) time.Time { return p.file(t, msgs...) }
 	notices := func() int {
 		n := 0
 		for _, p := range api.Prompts() {
@@ -199,24 +162,15 @@ func rewakeRealClaude(t *testing.T, claude string) {
 			}
 		}
 	}
-	// still waits out a settle time in which nothing more may wake.
-	still := func(want int, why string) {
-		t.Helper()
-		for end := time.Now().Add(settle); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-			if n := notices(); n != want {
-				t.Fatalf("%s: %d notices reached the model, want %d", why, n, want)
-			}
-		}
-	}
 
 	wakes(1, "hi, alice", "and a second line in the same filing")
-	still(1, "the same batch, through the turn it started and its turn end")
+	still(t, settle, notices, 1, "the same batch, through the turn it started and its turn end")
 	wakes(2, "a new batch")
 	if code := s.Leave(""); code != client.ExitOK {
 		t.Fatalf("leave: %d %s", code, out.String())
 	}
 	file("after the leave")
-	still(2, "after the leave")
+	still(t, settle, notices, 2, "after the leave")
 }
 
 // paneAgent is the process the tmux window runs: env execs into claude.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/client"
-	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hooks"
 	"github.com/sotcomm/sotd/internal/fakeopenai"
@@ -63,30 +62,11 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close() })
-	dir := testutil.ShortDir(t, "cdx")
-	h, err := home.At(filepath.Join(dir, "comm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj, userHome := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
+	p := newPlain(t, testutil.ShortDir(t, "cdx"))
+	dir, h, s, proj, userHome, sotd, out := p.dir, p.h, p.s, p.proj, p.userHome, p.sotd, p.out
 	codexHome := filepath.Join(userHome, ".codex")
-	for _, d := range []string{proj, codexHome, filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
 		t.Fatal(err)
-	}
-	sotd := filepath.Join(dir, "bin", "sotd") // this test binary, run as sotd (TestMain)
-	if err := os.Symlink(self, sotd); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	s := &client.Session{Home: h, Host: "box", Cwd: proj, Stdout: &out, Stderr: &out, Now: time.Now}
-	if code := s.Join(client.JoinArgs{Name: "alice"}); code != client.ExitOK {
-		t.Fatalf("join: %d %s", code, out.String())
 	}
 	codexTrusted(t, codexHome, api.URL, sotd, h, proj)
 
@@ -143,17 +123,7 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 		return len(m) == 1 && strings.Contains(pane(), "Worked for")
 	})
 
-	file := func(msgs ...string) time.Time {
-		t.Helper()
-		var lines []filer.Line
-		for _, m := range msgs {
-			lines = append(lines, filer.Line{From: "bob", To: "alice", Repo: "r", Msg: m, TS: registry.Stamp(time.Now())})
-		}
-		if _, err := filer.New(h).Append("alice", lines); err != nil {
-			t.Fatal(err)
-		}
-		return time.Now()
-	}
+	file := func(msgs ...string) time.Time { return p.file(t, msgs...) }
 	notices := func() int {
 		n := 0
 		for _, r := range api.Requests() {
@@ -177,17 +147,9 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 			}
 		}
 	}
-	still := func(want int, why string) {
-		t.Helper()
-		for end := time.Now().Add(codexSettle); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			if n := notices(); n != want {
-				t.Fatalf("%s: %d notices reached the model, want %d", why, n, want)
-			}
-		}
-	}
 
 	wakes(1, "hi, alice", "and a second line in the same filing")
-	still(1, "the same batch, through the turn it started and its turn end")
+	still(t, codexSettle, notices, 1, "the same batch, through the turn it started and its turn end")
 	keys("-l", "a draft of mine")
 	testutil.Eventually(t, time.Minute, "the draft on screen", func() bool { return strings.Contains(pane(), "a draft of mine") })
 	wakes(2, "hi, alice, a new batch")
@@ -204,7 +166,7 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 		t.Fatalf("leave: %d %s", code, out.String())
 	}
 	file("hi, alice, after the leave")
-	still(2, "after the leave")
+	still(t, codexSettle, notices, 2, "after the leave")
 }
 
 // codexTrusted readies a Codex home at the fake API with proj trusted, and

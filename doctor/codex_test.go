@@ -56,7 +56,7 @@ func TestCheckCodexHooks(t *testing.T) {
 		{"none installed", func() {}, OK, []string{"no sotd hook in " + dir}, nil},
 		{"installed, not trusted", func() { codexInstall(t, dir, "sotd") }, Warn,
 			[]string{"installed but not trusted: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{`"Trust all and continue"`, "/hooks"}},
-		{"trusted", func() { trustAll(t, dir, "") }, OK, []string{"5 sotd hooks in", "each trusted"}, nil},
+		{"trusted", func() { trustAll(t, dir, "") }, OK, []string{"7 sotd hooks in", "each trusted"}, nil},
 		{"a reinstall of another sotd", func() { codexInstall(t, dir, "/opt/sotd/bin/sotd") }, Warn,
 			[]string{"trust recorded for a different command: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{"Trust them once"}},
 		{"turned off, feature off", func() {

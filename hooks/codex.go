@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -33,7 +32,7 @@ func codexAdvice(settings string) string {
 	ct, err := ReadCodexTrust(settings)
 	var waiting []string
 	for _, h := range ct.Hooks {
-		if h.Trust != Trusted {
+		if h.Trust != Trusted && !slices.Contains(waiting, h.Event) {
 			waiting = append(waiting, h.Event)
 		}
 	}
@@ -60,12 +59,7 @@ func codexAdvice(settings string) string {
 // whole ancestry still shows the part it read; the rest is the agent-layer
 // check's to refuse.
 func (r Run) sharedServer() (ancestry.Proc, bool) {
-	walk := r.Ancestry
-	if walk == nil {
-		walk = func() ([]ancestry.Proc, error) { return ancestry.Walk(os.Getpid()) }
-	}
-	chain, _ := walk()
-	for _, p := range chain {
+	for _, p := range r.ancestors() {
 		if IsCodexServer(p.Argv) {
 			return p, true
 		}

@@ -13,23 +13,25 @@ import (
 
 // realTrust is the trusted_hash the real Codex 0.171 wrote into config.toml for
 // each hook of `sotd hooks install --codex` (sotd on PATH) when a person chose
-// "Trust all" in its /hooks screen.
+// "Trust all" in its /hooks screen, by its event's label and group.
 var realTrust = map[string]string{
-	"user_prompt_submit": "sha256:3fb9e820646e61abeff623148fbb4efa3fe9108bb26e29237af058bb07d0e79e",
-	"pre_tool_use":       "sha256:82cb50cca81796c9e9ce7befd8528a9f4fbf0665997f2307625fc435072f0c7b",
-	"permission_request": "sha256:1ed9d98d71b6fb88187c4691e559568a37488ae0665e8d27dfdd161d2d58dcc5",
-	"post_tool_use":      "sha256:6dd70ba4c0155c3d863993b3471f4da250d70c2f4892d9f8eac7835e14ef08c9",
-	"stop":               "sha256:fa7a6ada6336983c36b3147832085125f8de0cc4d71d1a12f668f956eb5c1d54",
+	"user_prompt_submit:0": "sha256:3fb9e820646e61abeff623148fbb4efa3fe9108bb26e29237af058bb07d0e79e",
+	"pre_tool_use:0":       "sha256:82cb50cca81796c9e9ce7befd8528a9f4fbf0665997f2307625fc435072f0c7b",
+	"permission_request:0": "sha256:1ed9d98d71b6fb88187c4691e559568a37488ae0665e8d27dfdd161d2d58dcc5",
+	"post_tool_use:0":      "sha256:6dd70ba4c0155c3d863993b3471f4da250d70c2f4892d9f8eac7835e14ef08c9",
+	"stop:0":               "sha256:fa7a6ada6336983c36b3147832085125f8de0cc4d71d1a12f668f956eb5c1d54",
+	"session_start:0":      "sha256:11ceed01e0470a49b0a5b0429fc6266c808fd5fb9f22f89f8faa4bf9ec41d07a", // sotd hook wait --codex
+	"stop:1":               "sha256:a107d7617c8000f338a02ebb955f112ad7f71bca072d1c5e4bab59bba97e57ef", // sotd hook wait --codex
 }
 
 // trustAll writes config.toml as Codex does after "Trust all": one
-// [hooks.state] table per hook of hooks.json at settings, at group 0.
+// [hooks.state] table per hook of hooks.json at settings, at its group.
 func trustAll(t *testing.T, settings, extra string) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("model = \"gpt-5\"\n\n[hooks.state]\n")
 	for label, hash := range realTrust {
-		fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", settings+":"+label+":0:0", hash)
+		fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", settings+":"+label+":0", hash)
 	}
 	b.WriteString(extra)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(settings), "config.toml"), []byte(b.String()), 0o600); err != nil {
@@ -45,7 +47,8 @@ func trusts(t *testing.T, settings string) map[string]Trust {
 	}
 	got := map[string]Trust{}
 	for _, h := range ct.Hooks {
-		got[h.Event] = h.Trust
+		_, args, _ := strings.Cut(h.Command, " hook ")
+		got[h.Event+" "+args] = h.Trust
 	}
 	return got
 }
@@ -99,7 +102,7 @@ func TestInstallTellsCodexTrust(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "hooks.json")
 	out := install(t, c, Codex, settings, "sotd")
-	for _, want := range []string{"not trusted yet: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop.", `"Trust all and continue"`, "codex --no-daemon"} {
+	for _, want := range []string{"not trusted yet: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop, SessionStart.", `"Trust all and continue"`, "codex --no-daemon"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the first install's output lacks %q:\n%s", want, out)
 		}
@@ -130,7 +133,7 @@ func TestReadCodexTrustDisabled(t *testing.T) {
 	b, _ := os.ReadFile(cfg)
 	key := fmt.Sprintf("[hooks.state.%q]\n", settings+":stop:0:0")
 	os.WriteFile(cfg, []byte(strings.Replace(string(b), key, key+"enabled = false\n", 1)), 0o600)
-	if got := trusts(t, settings)["Stop"]; got != Disabled {
+	if got := trusts(t, settings)["Stop stop"]; got != Disabled {
 		t.Errorf("Stop is %s, want disabled", got)
 	}
 }
@@ -150,13 +153,13 @@ func TestReadCodexTrustKeysByPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range ct.Hooks {
-		if h.Event == "Stop" && h.Key != settings+":stop:1:0" {
+		if h.Command == "sotd hook stop" && h.Key != settings+":stop:1:0" {
 			t.Errorf("Stop's key %q, want %q", h.Key, settings+":stop:1:0")
 		}
 	}
-	cfg := fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = %q\n", settings+":stop:1:0", realTrust["stop"])
+	cfg := fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = %q\n", settings+":stop:1:0", realTrust["stop:0"])
 	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600)
-	if got := trusts(t, settings)["Stop"]; got != Trusted {
+	if got := trusts(t, settings)["Stop stop"]; got != Trusted {
 		t.Errorf("Stop at group 1 is %s, want trusted", got)
 	}
 }
@@ -178,7 +181,7 @@ func TestReadCodexTrustSymlinkedHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(real, "hooks.json") + ":stop:0:0"; ct.Hooks[len(ct.Hooks)-1].Key != want {
+	if want := filepath.Join(real, "hooks.json") + ":stop:1:0"; ct.Hooks[len(ct.Hooks)-1].Key != want {
 		t.Errorf("untrusted Stop's key %q, want the resolved path's %q", ct.Hooks[len(ct.Hooks)-1].Key, want)
 	}
 	trustAll(t, filepath.Join(real, "hooks.json"), "")
@@ -189,9 +192,9 @@ func TestReadCodexTrustSymlinkedHome(t *testing.T) {
 // strings as serde_json does.
 func TestCodexHookHashForm(t *testing.T) {
 	for _, tc := range []struct{ event, group, handler, want string }{
-		{"Stop", `{"hooks":[]}`, `{"type":"command","command":"sotd hook stop"}`, realTrust["stop"]},
-		{"Stop", `{"matcher":"x","hooks":[]}`, `{"type":"command","command":"sotd hook stop","timeout":600}`, realTrust["stop"]},
-		{"PreToolUse", `{"matcher":"Bash","hooks":[]}`, `{"type":"command","command":"sotd hook pretool"}`, realTrust["pre_tool_use"]},
+		{"Stop", `{"hooks":[]}`, `{"type":"command","command":"sotd hook stop"}`, realTrust["stop:0"]},
+		{"Stop", `{"matcher":"x","hooks":[]}`, `{"type":"command","command":"sotd hook stop","timeout":600}`, realTrust["stop:0"]},
+		{"PreToolUse", `{"matcher":"Bash","hooks":[]}`, `{"type":"command","command":"sotd hook pretool"}`, realTrust["pre_tool_use:0"]},
 	} {
 		g, _ := parseObject([]byte(tc.group))
 		h, _ := parseObject([]byte(tc.handler))

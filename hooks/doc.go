@@ -1,10 +1,11 @@
 // Package hooks is sotd's side of the coding agents' hooks: the commands Claude
 // Code and Codex run at a turn's edges (`sotd hook stop|prompt|pretool|posttool|
-// permission`), Claude Code's background doorbell (`sotd hook wait`), and
-// `sotd hooks install`, which writes them into the agent's settings. Claude
-// Code also takes them as sotd's plugin (plugins/sot-comm in the repository,
-// rendered by PluginFiles), whose SessionStart hook `sotd hook watch` names
-// the re-arm file its FileChanged matcher cannot.
+// permission`), the doorbells of a plain session (`sotd hook wait`, Claude
+// Code's background hook; `sotd hook wait --codex`, a Codex session's detached
+// waiter), and `sotd hooks install`, which writes them into the agent's
+// settings. Claude Code also takes them as sotd's plugin (plugins/sot-comm in
+// the repository, rendered by PluginFiles), whose SessionStart hook
+// `sotd hook watch` names the re-arm file its FileChanged matcher cannot.
 //
 // The hooks carry the protocol's waking and work-state to a session that is busy:
 // a turn does not end while unread mail waits (Stop, once per batch of mail), a
@@ -56,6 +57,27 @@
 // own (WaitFor). A FileChanged hook runs the same way when a file its matcher
 // names changes: the waiter's re-arm.
 //
+// Claude Code obeys at most CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (default 8) Stop-hook
+// blocks in a row, counted from the turn's first Stop and again after a tool
+// call (2.1.197 and 2.1.332): the next block is overridden, the turn ends with a
+// warning, and the model never sees the block's reason. The Stop hook counts its
+// blocks since the turn's first Stop (stop-blocks-<key>) and, at the cap, gives
+// no block and leaves the batch to the waiter (atBlockCap).
+//
+// # The Codex waiter (Codex 0.171)
+//
+// Codex runs every hook to its end before it goes on and has no background
+// hook, but `codex queue --thread <id> --message <text>` puts a message in a
+// session's queue, which a `codex --no-daemon` session takes as its next prompt
+// once idle (in 4-10 s in 0.171), leaving a draft in the composer as it is.
+// Its SessionStart and Stop hooks run `sotd hook wait --codex`, which starts
+// `sotd hook wait --codex --detached` in a process session of its own and
+// returns; that waiter takes the session's identity from the agent it was
+// given (its own ancestry no longer reaches it), waits as Claude Code's does,
+// and rings with `codex queue`. Codex starts a session's thread, and so its
+// SessionStart hooks, with its first prompt: a session that has never had a
+// turn has no thread to queue to, and no waiter.
+//
 // # Codex's shared app-server
 //
 // An interactive codex started without --no-daemon hands its session to a
@@ -96,4 +118,8 @@
 //	sotd-rewake.arm                 touched at a waiter's end of life; every
 //	                                Claude Code session's FileChanged hook on it
 //	                                starts that session's next waiter
+//	codex-wait-<key>.log            a Codex waiter's notes (a failed queue),
+//	                                started anew by each waiter
+//	stop-blocks-<key>               the Stop hook's blocks since the turn's
+//	                                first Stop, for Claude Code's cap
 package hooks

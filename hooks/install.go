@@ -47,7 +47,8 @@ type hookSpec struct {
 // session's start, at each turn end and when the re-arm file changes (see Wait).
 // Codex: the same, but its dialog is a PermissionRequest hook and its heartbeat
 // also clears that dialog; its PreToolUse guard acts wherever Codex gives a
-// subagent's hook an agent_id.
+// subagent's hook an agent_id; its doorbell is a detached waiter that the
+// session's start and each turn end start (see WaitCodex).
 var specs = map[Agent][]hookSpec{
 	Claude: {
 		{event: "UserPromptSubmit", args: "prompt"},
@@ -64,6 +65,8 @@ var specs = map[Agent][]hookSpec{
 		{event: "PermissionRequest", args: "permission"},
 		{event: "PostToolUse", args: "posttool --codex"},
 		{event: "Stop", args: "stop"},
+		{event: "SessionStart", args: "wait --codex"},
+		{event: "Stop", args: "wait --codex"},
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/client"
@@ -114,4 +115,27 @@ func (r Run) status(verb, text string) int {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// ancestors is this hook's process and its ancestors, itself first, as far as
+// they could be read.
+func (r Run) ancestors() []ancestry.Proc {
+	walk := r.Ancestry
+	if walk == nil {
+		walk = func() ([]ancestry.Proc, error) { return ancestry.Walk(os.Getpid()) }
+	}
+	chain, _ := walk()
+	return chain
+}
+
+// agent is the agent that runs this hook: the nearest agent process above it.
+// Claude Code may leave a background hook running when it exits; the waiter
+// then ends itself.
+func (r Run) agent() (ancestry.Proc, bool) {
+	for _, p := range r.ancestors() {
+		if ancestry.IsAgent(p) {
+			return p, true
+		}
+	}
+	return ancestry.Proc{}, false
 }

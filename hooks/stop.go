@@ -40,7 +40,9 @@ var errForeign = errors.New("another row holds the handle")
 // at the first turn end without it. stop_hook_active, set when this stop
 // follows a block, is honoured as the agents' docs ask: no fault blocks twice in
 // one turn even where its episode could not be recorded. Only new mail can hold
-// such a continuation, which the mail tick makes finite.
+// such a continuation, which the mail tick makes finite. Under Claude Code it
+// gives no more blocks in a row than Claude Code's cap obeys (atBlockCap): past
+// it the mail is left to the doorbell.
 func Stop(r Run) int {
 	in, err := r.read()
 	if err != nil {
@@ -131,7 +133,11 @@ func (c *stopCheck) decide() {
 	c.endEpisodes()
 	toolBlock := len(c.faults) > 0 && !c.st.feedbackOpen() && !c.in.StopHookActive
 	mailBlock := false
-	if c.unread > 0 {
+	capped := c.unread > 0 && c.atBlockCap()
+	if capped {
+		c.note("sotd hook stop: this turn end was held %d times in a row, Claude Code's cap: the mail for @%s is left to the doorbell, which announces it once the turn has ended", c.st.blocks(), c.me)
+	}
+	if c.unread > 0 && !capped {
 		var err error
 		if mailBlock, err = c.st.announce(c.last); err != nil {
 			// Unrecorded, the same batch would hold the next turn end too: inside a
@@ -143,6 +149,7 @@ func (c *stopCheck) decide() {
 			}
 		}
 	}
+	c.countBlock(toolBlock || mailBlock)
 	if toolBlock || mailBlock {
 		reason := c.reason()
 		if len(c.faults) > 0 {

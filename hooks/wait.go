@@ -97,23 +97,33 @@ func Watch(r Run) int {
 // not announced again, nor one this or an earlier waiter announced. A batch
 // still unread RepeatAfter after its notice gets one reminder.
 func Wait(r Run) int {
-	in, err := r.read()
-	if err != nil {
-		r.note("sotd hook wait: %v; not waiting", err)
-		return ExitFailed
+	in, code, ok := r.waitable()
+	if !ok {
+		return code
 	}
-	if in.AgentID != "" {
-		return ExitOK
-	}
-	if r.Session == nil {
-		r.note("sotd hook wait: %v; not waiting", r.NoSession)
-		return ExitFailed
-	}
-	if r.Session.Row != "" {
-		return ExitOK // the daemon types the notice into a row
-	}
-	w := &waiter{Run: r, st: newState(r.Session.Home, in.SessionID), life: waitFor()}
+	agent, ok := r.agent()
+	w := &waiter{Run: r, st: newState(r.Session.Home, in.SessionID), life: waitFor(), agent: agent, hasAgent: ok}
 	return w.run()
+}
+
+// waitable reads the hook's input and says whether this session gets a
+// waiter; when not, code is the hook's exit. A subagent and a row's session
+// get none (the daemon types the notice into a row); a fault is exit 1.
+func (r Run) waitable() (in input, code int, ok bool) {
+	in, err := r.read()
+	switch {
+	case err != nil:
+		r.note("sotd hook wait: %v; not waiting", err)
+		return in, ExitFailed, false
+	case in.AgentID != "":
+		return in, ExitOK, false
+	case r.Session == nil:
+		r.note("sotd hook wait: %v; not waiting", r.NoSession)
+		return in, ExitFailed, false
+	case r.Session.Row != "":
+		return in, ExitOK, false
+	}
+	return in, ExitOK, true
 }
 
 // waitFor is WaitFor, or $SOTD_HOOK_WAIT_FOR when it is a positive duration.
@@ -124,11 +134,17 @@ func waitFor() time.Duration {
 	return WaitFor
 }
 
-// waiter is one run of Wait.
+// waiter is one run of Wait, or of a Codex session's waiter (WaitCodex).
 type waiter struct {
 	Run
-	st     state
-	life   time.Duration
+	st   state
+	life time.Duration // 0: until the agent exits or the session leaves
+	// agent is the agent process whose exit ends the waiter, when hasAgent.
+	agent    ancestry.Proc
+	hasAgent bool
+	// ring tells the session of its mail and is the waiter's exit code; nil
+	// is Claude Code's rewake (see wake).
+	ring   func() int
 	handle string
 	token  string // this waiter's mark in the session's wait file
 }
@@ -153,7 +169,6 @@ func (w *waiter) run() int {
 		w.note("sotd hook wait: %v; not waiting", err)
 		return ExitFailed
 	}
-	agent, hasAgent := w.agent()
 	end := time.Now().Add(w.life)
 	var seen home.Stamp
 	counted, checked := false, time.Now()
@@ -168,7 +183,7 @@ func (w *waiter) run() int {
 		switch {
 		case !w.current():
 			return ExitOK
-		case hasAgent && ancestry.Still(agent.PID, agent.Start) == ancestry.Gone:
+		case w.hasAgent && ancestry.Still(w.agent.PID, w.agent.Start) == ancestry.Gone:
 			return ExitOK
 		case time.Since(checked) >= waitRecheck:
 			checked = time.Now()
@@ -178,29 +193,12 @@ func (w *waiter) run() int {
 			if code, done := w.remind(); done {
 				return code
 			}
-		case time.Now().After(end):
+		case w.life > 0 && time.Now().After(end):
 			w.rearm()
 			return ExitOK
 		}
 		time.Sleep(waitPoll)
 	}
-}
-
-// agent is the agent that runs this hook: the nearest agent process above it.
-// Claude Code may leave a background hook running when it exits; the waiter
-// then ends itself.
-func (w *waiter) agent() (ancestry.Proc, bool) {
-	walk := w.Ancestry
-	if walk == nil {
-		walk = func() ([]ancestry.Proc, error) { return ancestry.Walk(os.Getpid()) }
-	}
-	chain, _ := walk()
-	for _, p := range chain {
-		if ancestry.IsAgent(p) {
-			return p, true
-		}
-	}
-	return ancestry.Proc{}, false
 }
 
 // look counts the unread mail once; done says the waiter ends with code. A
@@ -261,8 +259,12 @@ func (w *waiter) unread() (int, filer.Cursor, error) {
 	return u.N, u.Last, err
 }
 
-// wake prints the notice for Claude Code to give the model.
+// wake tells the session of its mail: by ring, or by printing the notice for
+// Claude Code to give the model.
 func (w *waiter) wake() int {
+	if w.ring != nil {
+		return w.ring()
+	}
 	fmt.Fprintln(w.Err, registry.WakeNotice)
 	return ExitRewake
 }

@@ -43,12 +43,18 @@ func (w *waiting) stderr() string {
 
 func startWait(t *testing.T, s Run) *waiting {
 	t.Helper()
+	return startWaiter(t, Wait, s)
+}
+
+// startWaiter starts the waiter fn (Wait, WaitCodexDetached) in the background.
+func startWaiter(t *testing.T, fn func(Run) int, s Run) *waiting {
+	t.Helper()
 	w := &waiting{done: make(chan struct{})}
 	var out bytes.Buffer
 	s.Out, s.Err = &out, w
 	go func() {
 		defer close(w.done)
-		w.code = Wait(s)
+		w.code = fn(s)
 		if out.Len() > 0 {
 			t.Errorf("the waiter wrote %q on stdout, want nothing", out.String())
 		}
@@ -217,15 +223,7 @@ func TestWaitRemindsOnce(t *testing.T) {
 func TestWaitEndsWithItsAgent(t *testing.T) {
 	t.Setenv(EnvWaitFor, "20s") // a bound for a waiter that misses its agent's end
 	s := joined(t, newClock())
-	agent := testutil.StartHelper(t, helperEnv+"=hold", "HOOKS_LOCK="+filepath.Join(t.TempDir(), "lock"))
-	tab, err := ancestry.OSTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tab.Proc(agent.Cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent, p := helperAgent(t)
 	chain := func() ([]ancestry.Proc, error) {
 		return []ancestry.Proc{
 			{PID: os.Getpid(), PPID: p.PID, Argv: []string{"sotd", "hook", "wait"}},
@@ -245,4 +243,20 @@ func TestWaitEndsWithItsAgent(t *testing.T) {
 	if code := w.ended(t, 10*time.Second, "the waiter's end after its agent's"); code != ExitOK || w.stderr() != "" {
 		t.Fatalf("the waiter exited %d with %q after its agent, want 0", code, w.stderr())
 	}
+}
+
+// helperAgent starts a process that plays a waiter's agent, to be killed by
+// the test, and returns it with its process record.
+func helperAgent(t *testing.T) (*testutil.Helper, ancestry.Proc) {
+	t.Helper()
+	agent := testutil.StartHelper(t, helperEnv+"=hold", "HOOKS_LOCK="+filepath.Join(t.TempDir(), "lock"))
+	tab, err := ancestry.OSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tab.Proc(agent.Cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent, p
 }

@@ -56,7 +56,7 @@ func TestCodexRowsRunTheirOwnHooks(t *testing.T) {
 	projA, projB := filepath.Join(scratch, "a"), filepath.Join(scratch, "b")
 	codexHome := codexInstalled(t, b, api, "", nil, projA, projB)
 	b.serve()
-	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    5 sotd hooks in") || !strings.Contains(out, "each trusted") {
+	if out := b.must("", "doctor"); !strings.Contains(out, "codex hooks    7 sotd hooks in") || !strings.Contains(out, "each trusted") {
 		t.Fatalf("doctor does not call the hooks trusted:\n%s", out)
 	}
 	c := dialRows(t, b)
@@ -212,7 +212,7 @@ func codexInstalled(t *testing.T, b *box, api *fakeopenai.Server, config string,
 
 	b.must("", append([]string{"hooks", "install", "--codex"}, args...)...)
 	ct, err := hooks.ReadCodexTrust(filepath.Join(codexHome, "hooks.json"))
-	if err != nil || len(ct.Hooks) != 5 {
+	if err != nil || len(ct.Hooks) != 7 {
 		t.Fatalf("the installed hooks: %+v, %v", ct.Hooks, err)
 	}
 	trust := config + "\n[hooks.state]\n"

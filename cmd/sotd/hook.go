@@ -22,13 +22,16 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return misused(args)
 	}
 	name := args[0]
-	var codex, allowMail bool
+	var codex, allowMail, detached bool
 	rest, ok := flags("hook "+name, args[1:], stderr, func(fs *flag.FlagSet) {
 		switch name {
 		case "posttool":
 			fs.BoolVar(&codex, "codex", false, "also clear the dialog a Codex PermissionRequest set")
 		case "pretool":
 			fs.BoolVar(&allowMail, "allow-mail", false, "allow the session's own mail commands (sotd's Claude Code plugin, which can carry no permission rules)")
+		case "wait":
+			fs.BoolVar(&codex, "codex", false, "start a plain Codex session's waiter, which queues the notice")
+			fs.BoolVar(&detached, "detached", false, "be that waiter (sotd hook wait --codex starts it)")
 		}
 	})
 	if !ok || len(rest) > 0 {
@@ -40,7 +43,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"pretool":    func(r hooks.Run) int { return hooks.PreTool(r, allowMail) },
 		"posttool":   func(r hooks.Run) int { return hooks.PostTool(r, codex) },
 		"permission": hooks.Permission,
-		"wait":       hooks.Wait,
+		"wait":       waitHook(codex, detached),
 		"watch":      hooks.Watch,
 	}[name]
 	if run == nil {
@@ -111,4 +114,17 @@ func agentsOnPath(out io.Writer) []hooks.Agent {
 		}
 	}
 	return found
+}
+
+// waitHook is the doorbell `sotd hook wait` runs: Claude Code's rewake
+// waiter, or a plain Codex session's (--codex), which starts itself detached
+// (--detached).
+func waitHook(codex, detached bool) func(hooks.Run) int {
+	switch {
+	case detached:
+		return hooks.WaitCodexDetached
+	case codex:
+		return hooks.WaitCodex
+	}
+	return hooks.Wait
 }

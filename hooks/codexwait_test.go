@@ -1,0 +1,64 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/registry"
+)
+
+// A plain Codex session's detached waiter rings once per new batch by `codex
+// queue --thread <session> --message <notice>`, never with the mail itself, and
+// shares the Stop hook's record of the batch announced; it ends quietly, with
+// no ring, when its codex exits.
+func TestCodexWaiterQueuesTheNotice(t *testing.T) {
+	s := joined(t, newClock())
+	t.Setenv(home.EnvName, "alice")
+	codex := filepath.Join(t.TempDir(), "codex")
+	calls := codex + ".calls"
+	if err := os.WriteFile(codex, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"$0.calls\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agent, p := helperAgent(t)
+	in, _ := json.Marshal(codexWaiter{SessionID: "s-1", AgentPID: p.PID, AgentStart: p.Start, Program: codex})
+	rung := func() string { b, _ := os.ReadFile(calls); return string(b) }
+
+	w := startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	mail(t, s, "bob", "alice", "the body stays in the inbox")
+	if code := w.ended(t, 10*time.Second, "the ring"); code != ExitOK {
+		t.Fatalf("the waiter exited %d with %q, want 0 after it rang", code, w.stderr())
+	}
+	want := "queue\n--thread\ns-1\n--message\n" + registry.WakeNotice + "\n"
+	if got := rung(); got != want {
+		t.Fatalf("codex was run with %q, want %q", got, want)
+	}
+	if out, _ := hook(t, s, Stop, stopInput); out != "" {
+		t.Fatalf("the Stop hook answered %q for the batch the waiter announced, want the turn to end", out)
+	}
+
+	w = startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	agent.Cmd.Process.Kill()
+	agent.Cmd.Wait()
+	if code := w.ended(t, 10*time.Second, "the waiter's end after its codex"); code != ExitOK || w.stderr() != "" {
+		t.Fatalf("the waiter exited %d with %q after its codex, want 0 and nothing said", code, w.stderr())
+	}
+	if got := rung(); got != want {
+		t.Errorf("codex was run again: %q", got)
+	}
+}
+
+// The detached waiter refuses an input that is not what sotd hook wait --codex
+// gives, with exit 1.
+func TestCodexWaiterInput(t *testing.T) {
+	s := joined(t, newClock())
+	for _, in := range []string{"not json", `{"session_id":"s-1"}`, `{"agent_pid":1}`} {
+		if code := startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(in), Session: s}).ended(t, 10*time.Second, "the refusal"); code != ExitFailed {
+			t.Errorf("input %s: exit %d, want %d", in, code, ExitFailed)
+		}
+	}
+}

@@ -20,12 +20,29 @@ func (r *reader) topology(top map[string]toml.Primitive) *Topology {
 	for _, e := range entries(r.md, top) {
 		switch e.name {
 		case "hub":
+			if t.Hubs != nil { // hubs came first
+				r.fail(e.line, "has both hub and hubs: keep one, hub = \"<box>\" for one hub or hubs = [\"<box>\", \"<box>\"] for several, with every hub listed in hubs")
+				continue
+			}
 			t.Hub = r.text(e, "hub")
+			t.HubLine = e.line
+		case "hubs":
+			if t.Hub != "" {
+				r.fail(e.line, "has both hub and hubs: keep one, hub = \"<box>\" for one hub or hubs = [\"<box>\", \"<box>\"] for several, with every hub listed in hubs")
+				continue
+			}
+			t.Hubs = r.texts(e, "hubs")
+			if t.Hubs == nil {
+				t.Hubs = []string{}
+			}
+			if len(t.Hubs) > 0 {
+				t.Hub = t.Hubs[0]
+			}
 			t.HubLine = e.line
 		case "host":
 			r.hosts(e, t)
 		default:
-			r.fail(e.line, "unknown top-level key %q: hosts.toml has only hub = \"<box>\" and [host.<box>] tables, and a key under a box belongs below its [host.<box>] line", e.name)
+			r.fail(e.line, "unknown top-level key %q: hosts.toml has only hub = \"<box>\" (or hubs = [\"<box>\", …]) and [host.<box>] tables, and a key under a box belongs below its [host.<box>] line", e.name)
 		}
 	}
 	return t
@@ -101,6 +118,26 @@ func (r *reader) text(e entry, what string) string {
 		r.fail(e.line, "%s must be a quoted string, not %s", what, kind(v))
 	}
 	return s
+}
+
+// texts reads an array of quoted strings.
+func (r *reader) texts(e entry, what string) []string {
+	v := r.value(e)
+	arr, ok := v.([]any)
+	if !ok {
+		r.fail(e.line, "%s must be an array of quoted box names, such as [\"forge\", \"anvil\"], not %s", what, kind(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			r.fail(e.line, "%s[%d] must be a quoted box name, not %s", what, i, kind(x))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func (r *reader) boolean(e entry, what string) bool {

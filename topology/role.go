@@ -13,10 +13,11 @@ type Role struct {
 	// folder's inbox-lock-manager record and answers a forwarded request with
 	// its own verdict. A guest never writes or deletes that record.
 	Hub bool
-	// Serve: it is the topology's hub, listening for links at its addr.
+	// Serve: it is one of the topology's hubs, listening for links at its addr.
 	Serve bool
-	// LinkTo is the hub box this daemon dials; "" when it links to none.
-	LinkTo string
+	// LinkTo are the hubs this daemon dials, in hosts.toml's order: a guest's
+	// every hub, a hub's every other hub; none when it links to none.
+	LinkTo []string
 	// Reason says why, for a person reading the log.
 	Reason string
 }
@@ -45,19 +46,29 @@ func RoleOf(t *Topology, loadErr error, self string, ownDisk bool) Role {
 		return Role{Hub: true, Reason: "no hosts.toml, so this daemon is a standalone hub"}
 	case loadErr != nil:
 		return unnamed("hosts.toml could not be read or is not valid, so it names no hub", "fix it and restart the daemon: "+strings.ReplaceAll(loadErr.Error(), "\n", "; "), ownDisk)
-	case t.Hub == "":
+	case len(t.HubNames()) == 0:
 		return unnamed("hosts.toml names no hub", "add hub = \"<box>\" and restart the daemon", ownDisk)
 	case t.IsHub(self):
-		return Role{Hub: true, Serve: true, Reason: fmt.Sprintf("hosts.toml names %s, this box, as hub", self)}
+		others := t.HubsOf(self)
+		r := Role{Hub: true, Serve: true, LinkTo: others, Reason: fmt.Sprintf("hosts.toml names %s, this box, as hub", self)}
+		if len(others) > 0 {
+			r.Reason += fmt.Sprintf(", one of %d; it also links to %s, so its own handles are reached through them", len(others)+1, strings.Join(others, ", "))
+		}
+		return r
 	}
-	r := Role{Hub: ownDisk, LinkTo: t.Hub}
+	hubs := t.HubNames()
+	named, to := hubs[0]+" as hub", strings.Join(hubs, " and ")
+	if len(hubs) > 1 {
+		named = strings.Join(hubs, ", ") + " as hubs"
+	}
+	r := Role{Hub: ownDisk, LinkTo: hubs}
 	if ownDisk {
-		r.Reason = fmt.Sprintf("hosts.toml names %s as hub and this box's comm folder is on its own disk, so this daemon keeps that folder and links to %s", t.Hub, t.Hub)
+		r.Reason = fmt.Sprintf("hosts.toml names %s and this box's comm folder is on its own disk, so this daemon keeps that folder and links to %s", named, to)
 	} else {
-		r.Reason = fmt.Sprintf("hosts.toml names %s as hub, so this daemon is a guest on the hub's folder and links to %s", t.Hub, t.Hub)
+		r.Reason = fmt.Sprintf("hosts.toml names %s, so this daemon is a guest on the hub's folder and links to %s", named, to)
 	}
 	if _, listed := t.Host(self); !listed {
-		r.Reason += fmt.Sprintf("; this box, %s, is not listed, and %s refuses a box its hosts.toml does not list: add [host.%s] with key = the last field of `sotd id` here, to every box's hosts.toml", self, t.Hub, self)
+		r.Reason += fmt.Sprintf("; this box, %s, is not listed, and %s refuses a box its hosts.toml does not list: add [host.%s] with key = the last field of `sotd id` here, to every box's hosts.toml", self, to, self)
 	}
 	return r
 }

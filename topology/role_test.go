@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,11 +40,11 @@ func TestRoleOf(t *testing.T) {
 		{"the topology's hub on its own disk", top, nil, "forge", true,
 			Role{Hub: true, Serve: true}, "hub: hosts.toml names forge, this box, as hub"},
 		{"a guest on the hub's folder", top, nil, "anvil", false,
-			Role{LinkTo: "forge"}, "guest: hosts.toml names forge as hub, so this daemon is a guest on the hub's folder and links to forge"},
+			Role{LinkTo: []string{"forge"}}, "guest: hosts.toml names forge as hub, so this daemon is a guest on the hub's folder and links to forge"},
 		{"a guest with its own folder keeps it and links", top, nil, "anvil", true,
-			Role{Hub: true, LinkTo: "forge"}, "hub: hosts.toml names forge as hub and this box's comm folder is on its own disk, so this daemon keeps that folder and links to forge"},
+			Role{Hub: true, LinkTo: []string{"forge"}}, "hub: hosts.toml names forge as hub and this box's comm folder is on its own disk, so this daemon keeps that folder and links to forge"},
 		{"an unlisted box still links, and is told why it is refused", top, nil, "kiln", false,
-			Role{LinkTo: "forge"}, "; this box, kiln, is not listed, and forge refuses a box its hosts.toml does not list: add [host.kiln]"},
+			Role{LinkTo: []string{"forge"}}, "; this box, kiln, is not listed, and forge refuses a box its hosts.toml does not list: add [host.kiln]"},
 		{"an invalid hosts.toml names no hub: guest", nil, invalid, "forge", false,
 			Role{}, `guest: hosts.toml could not be read or is not valid, so it names no hub; this daemon links to none, and its comm folder is not on its own disk, so it is a guest there; fix it and restart the daemon: hosts.toml:1: hub = "kiln"`},
 		{"an invalid hosts.toml on its own disk: hub of its folder", nil, invalid, "forge", true,
@@ -53,14 +54,14 @@ func TestRoleOf(t *testing.T) {
 		{"an unreadable hosts.toml is not a missing one", nil, unreadable, "forge", false,
 			Role{}, "guest: hosts.toml could not be read or is not valid, so it names no hub; this daemon links to none, and its comm folder is not on its own disk, so it is a guest there; fix it and restart the daemon: read hosts.toml /h/hosts.toml: read /h/hosts.toml: is a directory"},
 		{"the self name must match exactly", top, nil, "Forge", false,
-			Role{LinkTo: "forge"}, "guest: hosts.toml names forge as hub"},
+			Role{LinkTo: []string{"forge"}}, "guest: hosts.toml names forge as hub"},
 		{"a topology built with no hub names none", &Topology{}, nil, "", true,
 			Role{Hub: true}, `hub: hosts.toml names no hub; this daemon links to none, and its comm folder is on its own disk, so it is that folder's hub; add hub = "<box>" and restart the daemon`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := RoleOf(tc.top, tc.loadErr, tc.self, tc.ownDisk)
-			if got.Hub != tc.want.Hub || got.Serve != tc.want.Serve || got.LinkTo != tc.want.LinkTo {
+			if got.Hub != tc.want.Hub || got.Serve != tc.want.Serve || !slices.Equal(got.LinkTo, tc.want.LinkTo) {
 				t.Errorf("RoleOf = %+v, want Hub=%v Serve=%v LinkTo=%q", got, tc.want.Hub, tc.want.Serve, tc.want.LinkTo)
 			}
 			if !strings.Contains(got.String(), tc.reason) {
@@ -85,7 +86,7 @@ func TestRoleOfLoad(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			top, _, err := Load(tc.path)
-			if r := RoleOf(top, err, "forge", false); r.Hub != tc.hub || r.LinkTo != "" {
+			if r := RoleOf(top, err, "forge", false); r.Hub != tc.hub || len(r.LinkTo) != 0 {
 				t.Errorf("RoleOf(Load(%s)) = %v", tc.path, r)
 			}
 		})

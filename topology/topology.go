@@ -1,11 +1,18 @@
 package topology
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Topology is a parsed, validated hosts.toml.
 type Topology struct {
-	Hub     string // the hub's box name
-	HubLine int    // the line of hub = …, for messages; 0 when not from a file
+	Hub string // the first hub's box name: the only one, for hub = "<box>"
+	// Hubs names every hub, in the file's order: [Hub] for hub = "<box>",
+	// the list for hubs = [...]. A Topology built in code with only Hub set
+	// has the one hub.
+	Hubs    []string
+	HubLine int // the line of hub = … or hubs = […], for messages; 0 when not from a file
 	Hosts   map[string]Host
 }
 
@@ -20,12 +27,36 @@ type Host struct {
 	Line     int    // the line its table starts on; 0 when not from a file
 }
 
-// IsHub reports whether self is the box hosts.toml names as hub.
+// IsHub reports whether self is a box hosts.toml names as hub.
 func (t *Topology) IsHub(self string) bool {
-	return t != nil && t.Hub != "" && t.Hub == self
+	return t != nil && self != "" && slices.Contains(t.HubNames(), self)
 }
 
-// HubHost is the hub's table.
+// HubNames lists every hub, in the file's order; none when it names none.
+func (t *Topology) HubNames() []string {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.Hubs) > 0:
+		return t.Hubs
+	case t.Hub != "":
+		return []string{t.Hub}
+	}
+	return nil
+}
+
+// HubsOf lists the hubs the box self links to: every hub but itself.
+func (t *Topology) HubsOf(self string) []string {
+	var out []string
+	for _, h := range t.HubNames() {
+		if h != self {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// HubHost is the first hub's table.
 func (t *Topology) HubHost() (Host, bool) {
 	if t == nil {
 		return Host{}, false
@@ -67,9 +98,18 @@ func (t *Topology) ShouldLink() []string {
 	if t == nil {
 		return nil
 	}
+	return t.ShouldLinkTo(t.Hub)
+}
+
+// ShouldLinkTo is ShouldLink for the hub named hub, one of several: every
+// other hub links to it too, so that its handles are reached through it.
+func (t *Topology) ShouldLinkTo(hub string) []string {
+	if t == nil {
+		return nil
+	}
 	var names []string
 	for name, h := range t.Hosts {
-		if (h.Daemon || h.Frontend) && name != t.Hub {
+		if (h.Daemon || h.Frontend) && name != hub {
 			names = append(names, name)
 		}
 	}

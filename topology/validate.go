@@ -52,31 +52,48 @@ func check(t *Topology, at func(box, key string) int, ps *problems) {
 		switch {
 		case !h.Daemon && !h.Frontend:
 			ps.warn(h.Line, "%s sets neither daemon nor frontend = true, so it takes no part in the network", where)
-		case h.Frontend && !h.Daemon && name != t.Hub:
+		case h.Frontend && !h.Daemon && !t.IsHub(name):
 			ps.warn(at(name, "daemon"), "%s has frontend = true and no daemon: only a daemon holds a link to the hub, so %s will always be reported as not linked", where, name)
 		}
 	}
 }
 
 func checkHub(t *Topology, at func(box, key string) int, ps *problems) {
-	if t.Hub == "" {
-		ps.fail(t.HubLine, "names no hub: add hub = \"<box>\" above the first [host.<box>], naming the box whose daemon every other box can reach")
+	hubs := t.HubNames()
+	if len(hubs) == 0 {
+		ps.fail(t.HubLine, "names no hub: add hub = \"<box>\" (or hubs = [\"<box>\", \"<box>\"] for several) above the first [host.<box>], naming the box whose daemon every other box can reach")
 		return
 	}
-	if err := CheckName(t.Hub); err != nil {
+	seen := map[string]bool{}
+	for _, name := range hubs {
+		if seen[name] {
+			ps.fail(at("", "hub"), "hubs names %q twice: list each hub once", name)
+			continue
+		}
+		seen[name] = true
+		checkOneHub(t, name, len(hubs) > 1, at, ps)
+	}
+}
+
+func checkOneHub(t *Topology, name string, several bool, at func(box, key string) int, ps *problems) {
+	named, role := fmt.Sprintf("hub = %q", name), "the hub"
+	if several {
+		named, role = fmt.Sprintf("hubs lists %q, which", name), "a hub"
+	}
+	if err := CheckName(name); err != nil {
 		ps.fail(at("", "hub"), "hub: %v", err)
 		return
 	}
-	h, ok := t.Hosts[t.Hub]
+	h, ok := t.Hosts[name]
 	if !ok {
-		ps.fail(at("", "hub"), "hub = %q names a box with no [host.%s] table: add one with daemon = true, addr and key", t.Hub, t.Hub)
+		ps.fail(at("", "hub"), "%s names a box with no [host.%s] table: add one with daemon = true, addr and key", named, name)
 		return
 	}
 	if !h.Daemon {
-		ps.fail(at(t.Hub, "daemon"), "%s is the hub, so it needs daemon = true: its daemon is the one every other box links to", tableName(t.Hub))
+		ps.fail(at(name, "daemon"), "%s is %s, so it needs daemon = true: its daemon is the one every other box links to", tableName(name), role)
 	}
 	if h.Addr == "" {
-		ps.fail(h.Line, "%s is the hub, so it needs addr = \"<host>:<port>\": every other box dials it there", tableName(t.Hub))
+		ps.fail(h.Line, "%s is %s, so it needs addr = \"<host>:<port>\": every other box dials it there", tableName(name), role)
 	}
 }
 

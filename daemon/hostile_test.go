@@ -584,10 +584,10 @@ func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
 func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claimEvery(50*time.Millisecond, "alice")
-	old := ga.d.net.keeper.Current()
+	old := ga.d.net.hubs[0].keeper.Current()
 	old.Close()
 	waitFor(t, "ga to link again and take alice back", func() bool {
-		c := ga.d.net.keeper.Current()
+		c := ga.d.net.hubs[0].keeper.Current()
 		return c != nil && c != old && hb.d.net.router.Holder("alice") == "ga"
 	})
 	if h := hb.d.net.router.Holder("alice"); h != "ga" {

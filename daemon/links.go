@@ -22,20 +22,23 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// network is this daemon's part in a network of boxes, by its role: the hub
+// network is this daemon's part in a network of boxes, by its role: a hub
 // serves links and routes what its folder does not hold (router); a guest keeps
-// a link to its hub (keeper) and tells it which handles it holds (dir).
+// a link to each hub (hubs) and tells each which handles it holds. A hub of
+// several links to the others as their guest too.
 type network struct {
 	d     *Daemon
 	log   *slog.Logger
 	role  topology.Role
+	self  string // this box's name
 	hosts string // hosts.toml's path; "" when there is no place for one
 
-	router *hub.Router  // serving links
-	keeper *link.Keeper // linking to a hub
-	dir    *directory   // ditto
-	copy   *netCopy     // ditto: the hub's merged view as it last said it
-	book   *linkBook    // every link's state, for link.status and the page
+	router *hub.Router // serving links
+	hubs   []*hubLink  // linking to hubs, in hosts.toml's order (hublinks.go)
+	book   *linkBook   // every link's state, for link.status and the page
+	// hubBook is a hub's record of its own links to the other hubs, apart from
+	// book, which holds their links to it under the same box names.
+	hubBook *linkBook
 	// offerWait bounds an offer or a forward: the inbox lock wait plus 1 s,
 	// what the protocol gives them, so an appender that waited out the lock
 	// and then filed is not reported silent.
@@ -55,25 +58,21 @@ type network struct {
 // dials until start. lockWait is the filer's bound on the inbox lock.
 func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	role := topology.Resolve(d.cfg.Home.Dir, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
+	n := &network{d: d, log: d.log, role: role, self: d.cfg.Host, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
 	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
 		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
 		d.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
 	}
-	switch {
-	case role.Serve:
+	book := n.book
+	if role.Serve {
 		own := &directory{reg: d.reg, box: d.cfg.Host}
 		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
-	case role.LinkTo != "":
-		n.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
-		n.copy = &netCopy{}
-		n.keeper = &link.Keeper{
-			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log, Ticks: true},
-			Resolve: n.resolve,
-			Up:      n.up,
-			Down:    n.down,
-		}
+		n.hubBook = newLinkBook(d.cfg.Now, nil)
+		book = n.hubBook
+	}
+	for _, h := range role.LinkTo {
+		n.hubs = append(n.hubs, n.newHubLink(h, book))
 	}
 	return n
 }
@@ -96,10 +95,7 @@ func (n *network) start(ctx context.Context, sup *supervisor) {
 		sup.start(ctx, service{name: "links", run: n.serveLinks})
 		sup.start(ctx, service{name: "network view", run: n.viewService})
 	}
-	if n.keeper != nil {
-		sup.start(ctx, service{name: "link to " + n.role.LinkTo, run: n.keeper.Run, policy: link.Relink})
-		sup.start(ctx, service{name: "directory", run: n.dir.run})
-	}
+	n.startHubLinks(ctx, sup)
 }
 
 // drain waits for the offers still running after their request was answered
@@ -119,7 +115,7 @@ func (n *network) serveLinks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hh, ok := t.HubHost()
+	hh, ok := t.Host(n.d.cfg.Host)
 	if !t.IsHub(n.d.cfg.Host) || !ok {
 		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host))
 	}
@@ -160,24 +156,6 @@ func (n *network) serveLinks(ctx context.Context) error {
 	}
 }
 
-// up takes a guest's new link to its hub: the directory is sent on it, and the
-// book shows it up until the keeper says it is down.
-func (n *network) up(c *link.Conn) {
-	n.dir.up(c)
-	n.book.up(c)
-}
-
-// down takes the end of a guest's link to its hub: the hub's view is no
-// longer known.
-func (n *network) down(c *link.Conn) {
-	n.book.down(c)
-	why := "the link to the hub " + c.Box() + " is down"
-	if err := c.Err(); err != nil {
-		why += ": " + err.Error()
-	}
-	n.copy.lost(n.d.cfg.Now(), why)
-}
-
 // pins asks hosts.toml, as it is now, which box a key is pinned to.
 func (n *network) pins(fp string) (string, bool) {
 	p := n.hostsNow()
@@ -201,7 +179,7 @@ func (n *network) everyBox() []string { return n.hostsNow().all }
 type parsedHosts struct {
 	stamp home.Stamp
 	t     *topology.Topology
-	boxes []string // t.ShouldLink()
+	boxes []string // t.ShouldLinkTo(this box)
 	all   []string // every box it names
 	err   error
 	read  bool
@@ -221,7 +199,7 @@ func (n *network) hostsNow() parsedHosts {
 	}
 	t, _, err := loadHosts(n.hosts)
 	// Stamped before it was read: a change meanwhile is read again next time.
-	n.hostsLast = parsedHosts{stamp: now, t: t, boxes: t.ShouldLink(), err: err, read: true}
+	n.hostsLast = parsedHosts{stamp: now, t: t, boxes: t.ShouldLinkTo(n.self), err: err, read: true}
 	if t != nil {
 		n.hostsLast.all = slices.Sorted(maps.Keys(t.Hosts))
 	}
@@ -230,27 +208,6 @@ func (n *network) hostsNow() parsedHosts {
 
 // loadHosts parses hosts.toml; a test counts the parses.
 var loadHosts = topology.Load
-
-// resolve is where a guest links, read again before every attempt, with the key
-// as it is on disk now.
-func (n *network) resolve() (link.Target, error) {
-	t, _, err := topology.Load(n.hosts)
-	if err != nil {
-		return link.Target{}, err
-	}
-	if t.IsHub(n.d.cfg.Host) {
-		return link.Target{}, fmt.Errorf("hosts.toml now names this box, %s, as hub; restart the daemon to serve links", n.d.cfg.Host)
-	}
-	hh, ok := t.HubHost()
-	if !ok {
-		return link.Target{}, fmt.Errorf("hosts.toml has no [host.%s] for its hub", t.Hub)
-	}
-	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
-	if err != nil {
-		return link.Target{}, err
-	}
-	return link.Target{Identity: id, Hub: t.Hub, Addr: hh.Addr, WSAddr: hh.WSAddr, Key: hh.Key}, nil
-}
 
 // handle answers a request that came over a link: a guest's forward on the hub,
 // the hub's offer on a guest, either one alone or gathered in a comm.file.batch,
@@ -270,7 +227,11 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 	if err != nil {
 		return nil, err
 	}
-	res, err := n.d.commFile(ctx, n.b, req, n.d.routeRegistry())
+	b := n.b
+	if !n.serves(c) {
+		b = n.offers // an offer: filed only for a handle this box holds (route)
+	}
+	res, err := n.d.commFile(ctx, b, req, n.d.routeRegistry())
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +275,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	// One look at the registry, made after every request arrived, routes them all.
 	reg := n.d.routeRegistry()
 	var wg sync.WaitGroup
-	if n.router != nil {
+	if n.serves(c) {
 		// The requests are read here, one after another, and grouped by
 		// sender: each sender is checked once (it may wait for the directory
 		// that names it), and each request of a sender the box holds then
@@ -399,9 +360,10 @@ const holdWait = time.Second
 // hold, other than its own page's sender (PageSender). On the hub every request
 // from a guest must name one of the guest's own handles; a guest takes its
 // hub's word, since the hub checked the box that asked before it asked anyone
-// on, and its own socket is its owner's.
+// on, and its own socket is its owner's (so does a hub, over its link to
+// another hub).
 func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
-	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
+	if !n.serves(c) || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
 	n.router.Warn(c, "a linked box asked to act for a handle it does not hold; refused", "handle", handle)
@@ -414,9 +376,9 @@ func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
 	switch {
 	case ev.Op == wire.OpLinkView:
 		n.onView(c, ev)
-	case ev.Op == wire.OpLinkClaims && n.router == nil:
+	case ev.Op == wire.OpLinkClaims && !n.serves(c):
 		n.onRefusedClaims(c, ev)
-	case ev.Op == wire.OpLinkDirectory && n.router != nil:
+	case ev.Op == wire.OpLinkDirectory && n.serves(c):
 		n.onDirectory(c, ev)
 	}
 }
@@ -447,5 +409,9 @@ func (n *network) onRefusedClaims(c *link.Conn, ev wire.Envelope) {
 	}
 	first := cl.Refused[0]
 	n.log.Warn("the hub refused this box's claim on handles; mail to them does not reach this box", "hub", c.Box(), "refused", len(cl.Refused), "first", first.Handle, "holder", first.Holder, "why", first.Why)
-	n.book.refusedClaims(c, cl.Refused)
+	book := n.book
+	if n.hubBook != nil {
+		book = n.hubBook
+	}
+	book.refusedClaims(c, cl.Refused)
 }

@@ -44,7 +44,15 @@ func (b *linkBook) up(c *link.Conn) {
 	defer b.mu.Unlock()
 	e := b.entry(c.Box())
 	e.conn, e.since, e.refused = c, now, nil
-	b.view.setLink(pageLink(c, c.Health(), now))
+	b.show(pageLink(c, c.Health(), now))
+}
+
+// show publishes a link's change on the page; a hub's book of its own links
+// to the other hubs has no page (their links to it are on it).
+func (b *linkBook) show(l web.Link) {
+	if b.view != nil {
+		b.view.setLink(l)
+	}
 }
 
 // down records a link that ended, unless a newer one of its box is up.
@@ -60,7 +68,7 @@ func (b *linkBook) down(c *link.Conn) {
 	if err := c.Err(); err != nil {
 		e.lastErr = err.Error()
 	}
-	b.view.setLink(web.Link{Peer: c.Box(), Up: false, Since: now, Reason: e.lastErr})
+	b.show(web.Link{Peer: c.Box(), Up: false, Since: now, Reason: e.lastErr})
 }
 
 // sampled shows a link's new round trip on the page (the link's OnHealth).
@@ -68,7 +76,7 @@ func (b *linkBook) sampled(c *link.Conn, h link.Health) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e := b.entry(c.Box()); e.conn == c {
-		b.view.setLink(pageLink(c, h, e.since))
+		b.show(pageLink(c, h, e.since))
 	}
 }
 
@@ -147,16 +155,44 @@ func (d *Daemon) linkStatus() (any, error) {
 	case n.router != nil:
 		st.Role = wire.LinkRoleHub
 		st.Links = n.book.states(n.shouldLink(), nil)
-	case n.keeper != nil:
+		if len(n.hubs) > 0 {
+			st.HubLinks = n.hubLinkStates()
+		}
+	case len(n.hubs) > 0:
 		st.Role = wire.LinkRoleGuest
-		st.Links = n.book.states([]string{n.role.LinkTo}, func(string) string {
-			if err := n.keeper.LastError(); err != nil {
-				return err.Error()
-			}
-			return ""
-		})
+		st.Links = n.hubLinkStates()
+		st.HubLinks = st.Links
 	default:
 		st.Links = []wire.LinkState{}
 	}
 	return st, nil
+}
+
+// hubLinkStates is the state of each link to a hub this daemon dials, in
+// hosts.toml's order.
+func (n *network) hubLinkStates() []wire.LinkState {
+	book := n.book
+	if n.hubBook != nil {
+		book = n.hubBook
+	}
+	all := book.states(n.hubNames(), func(box string) string {
+		for _, h := range n.hubs {
+			if h.name != box {
+				continue
+			}
+			if err := h.keeper.LastError(); err != nil {
+				return err.Error()
+			}
+		}
+		return ""
+	})
+	out := make([]wire.LinkState, 0, len(n.hubs))
+	for _, h := range n.hubs {
+		for _, s := range all {
+			if s.Box == h.name {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
 // send from the guest in that moment is refused as not linked.
 func guestsLinked(guests ...*netBox) bool {
 	for _, g := range guests {
-		if g.d.net.keeper.Current() == nil {
+		if g.d.net.hubs[0].keeper.Current() == nil {
 			return false
 		}
 	}
@@ -197,7 +197,7 @@ func TestGuestWithoutItsHubSaysSo(t *testing.T) {
 	if err := hb.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.keeper.Current() == nil })
+	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.hubs[0].keeper.Current() == nil })
 	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "no hub"})
 	want := "this box, ga, holds no link to its hub hb, so @bob was not forwarded — nothing was appended"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {

@@ -108,28 +108,31 @@ func (d *Daemon) lookNetwork() {
 		remote = n.router.View().Entries(nil, false)
 		rows = n.router.View().Rows(nil, false)
 		list = n.viewBoxes()
-	case n.keeper != nil:
-		n.copy.mu.Lock()
-		boxes.Known, boxes.Why = n.copy.known, n.copy.why
+	case len(n.hubs) > 0:
+		h := n.viewHub()
+		h.copy.mu.Lock()
+		boxes.Known, boxes.Why = h.copy.known, h.copy.why
 		if boxes.Known {
-			remote = maps.Clone(n.copy.entries)
-			rows = maps.Clone(n.copy.rows)
-			list = slices.Clone(n.copy.boxes)
-		} else if !n.copy.asOf.IsZero() {
-			boxes.AsOf = n.copy.asOf.UTC().Format(time.RFC3339)
+			remote = maps.Clone(h.copy.entries)
+			rows = maps.Clone(h.copy.rows)
+			list = slices.Clone(h.copy.boxes)
+		} else if !h.copy.asOf.IsZero() {
+			boxes.AsOf = h.copy.asOf.UTC().Format(time.RFC3339)
 		}
-		n.copy.mu.Unlock()
+		h.copy.mu.Unlock()
 		if !boxes.Known {
-			list = []wire.ViewBox{{Box: d.cfg.Host, Up: true}, {Box: n.role.LinkTo, Up: false, Reason: boxes.Why}}
+			list = []wire.ViewBox{{Box: d.cfg.Host, Up: true}, {Box: h.name, Up: false, Reason: boxes.Why}}
 		}
-		if n.keeper.Current() == nil {
-			// A dial that failed made no link for the book to record: the
-			// keeper's last error is why the link is down.
-			why := "not linked yet"
-			if err := n.keeper.LastError(); err != nil {
-				why = err.Error()
+		for _, h := range n.hubs {
+			if h.keeper.Current() == nil {
+				// A dial that failed made no link for the book to record: the
+				// keeper's last error is why the link is down.
+				why := "not linked yet"
+				if err := h.keeper.LastError(); err != nil {
+					why = err.Error()
+				}
+				d.view.linkDown(h.name, why)
 			}
-			d.view.linkDown(n.role.LinkTo, why)
 		}
 	default:
 		list = []wire.ViewBox{{Box: d.cfg.Host, Up: true}}

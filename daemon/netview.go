@@ -317,9 +317,12 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 		n.log.Info("a view event that could not be read was dropped", "box", c.Box(), "err", err)
 		return
 	}
-	if n.router == nil {
-		n.copy.apply(v)
+	if h := n.hubLinkOf(c); h != nil {
+		h.copy.apply(v)
 		return
+	}
+	if n.router == nil {
+		return // a link to a hub that ended meanwhile
 	}
 	if refused := n.router.View().Apply(c, v); refused > 0 {
 		n.log.Warn("a box published view entries for handles it does not hold or with a state that is no work state, or rows under another box's name or past the bound; they were dropped", "box", c.Box(), "dropped", refused, "max_rows", hub.MaxRows)
@@ -343,20 +346,24 @@ func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 	case n.router != nil:
 		remote = n.router.View().Entries(nil, false)
 		out.Boxes = n.viewBoxes()
-	case n.keeper != nil:
-		out.Hub = n.role.LinkTo
-		n.copy.mu.Lock()
-		out.Known, out.Why = n.copy.known, n.copy.why
-		if out.Known {
-			remote = maps.Clone(n.copy.entries)
-			out.Boxes = slices.Clone(n.copy.boxes)
-		} else if out.AsOf = ""; !n.copy.asOf.IsZero() {
-			out.AsOf = n.copy.asOf.UTC().Format(time.RFC3339)
+		if len(n.hubs) > 0 {
+			out.HubLinks = n.hubLinkStates()
 		}
-		n.copy.mu.Unlock()
+	case len(n.hubs) > 0:
+		h := n.viewHub()
+		out.Hub, out.HubLinks = h.name, n.hubLinkStates()
+		h.copy.mu.Lock()
+		out.Known, out.Why = h.copy.known, h.copy.why
+		if out.Known {
+			remote = maps.Clone(h.copy.entries)
+			out.Boxes = slices.Clone(h.copy.boxes)
+		} else if out.AsOf = ""; !h.copy.asOf.IsZero() {
+			out.AsOf = h.copy.asOf.UTC().Format(time.RFC3339)
+		}
+		h.copy.mu.Unlock()
 		if !out.Known && out.Why == "" {
-			out.Why = "the link to the hub " + n.role.LinkTo + " has not come up yet"
-			if err := n.keeper.LastError(); err != nil {
+			out.Why = "the link to the hub " + h.name + " has not come up yet"
+			if err := h.keeper.LastError(); err != nil {
 				out.Why += ": " + err.Error()
 			}
 		}

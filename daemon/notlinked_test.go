@@ -35,7 +35,7 @@ func TestDaemonBoxCutOffIsNamed(t *testing.T) {
 	waitFor(t, "gv to link and tell the hub of vic", func() bool { return hb.d.net.router.Holder("vic") == "gv" })
 	// ga forwards only over a link it holds: a send before its keeper has one
 	// is refused as "holds no link to its hub", whatever gv's state.
-	waitFor(t, "ga to hold its link to the hub", func() bool { return ga.d.net.keeper.Current() != nil })
+	waitFor(t, "ga to hold its link to the hub", func() bool { return ga.d.net.hubs[0].keeper.Current() != nil })
 	if _, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "vic", Text: "while linked"}); err != nil {
 		t.Fatalf("comm.file to @vic while gv is linked: %v", err)
 	}

@@ -56,6 +56,8 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 // askReceipts asks the boxes this daemon's role reaches, one answer each.
 func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
 	switch {
+	case asker != nil && !n.serves(asker):
+		return nil // a hub asked over this box's link to it: it asks the others itself
 	case n.router != nil:
 		var skip hub.Peer
 		if asker != nil {
@@ -71,10 +73,14 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 			}
 		}
 		return append(parts, wire.ReceiptList{Unanswered: missing})
-	case n.keeper != nil && !req.Forwarded:
-		c := n.keeper.Current()
+	case len(n.hubs) > 0 && !req.Forwarded:
+		order := n.hubOrder("")
+		if len(order) == 0 {
+			return []wire.ReceiptList{{Unanswered: n.hubNames()}}
+		}
+		c := order[0].current()
 		if c == nil {
-			return []wire.ReceiptList{{Unanswered: []string{n.role.LinkTo}}}
+			return []wire.ReceiptList{{Unanswered: []string{order[0].name}}}
 		}
 		// The hub's own bound on its boxes, and the hop back.
 		return n.askAll(ctx, []hub.Peer{c}, req, wire.ReceiptsWait+forwardGrace)
@@ -112,7 +118,7 @@ func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts)
 		n.log.Info("a box gave no receipts", "box", p.Box(), "from", req.From, "err", err)
 		return wire.ReceiptList{Unanswered: []string{p.Box()}}
 	}
-	if n.router == nil { // a guest asks its hub, whose answer names each line's box
+	if c, ok := p.(*link.Conn); n.router == nil || ok && n.hubLinkOf(c) != nil { // a box asks a hub, whose answer names each line's box
 		for i := range res.Receipts {
 			if res.Receipts[i].Box == "" {
 				res.Receipts[i].Box = p.Box()

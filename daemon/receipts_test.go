@@ -144,7 +144,7 @@ func TestReceiptsWithoutTheHub(t *testing.T) {
 	if err := hb.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.keeper.Current() == nil })
+	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.hubs[0].keeper.Current() == nil })
 	start := time.Now()
 	got, err := receipts(t, ga, wire.CommReceipts{From: "alice"})
 	if err != nil || !slices.Equal(brief(got.Receipts), []string{"@ann ga false kept here"}) || !slices.Equal(got.Unanswered, []string{"hb"}) {

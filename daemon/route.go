@@ -21,8 +21,12 @@ const forwardGrace = 500 * time.Millisecond
 //     boxes (hub.Router.Deliver);
 //   - a request that arrived forwarded (an offer) is filed only for a handle
 //     this box's folder lists under this box (else not_here), and never sent on;
+//     a hub is handed one, over its link to another hub, with b the offers'
+//     batcher;
 //   - a guest files when the folder's lock manager is its own and its registry
-//     lists the handle, and forwards anything else to its hub, once;
+//     lists the handle, and forwards anything else through a hub (forward);
+//   - a hub of several sends a line its own links hold nobody for, and which
+//     another hub's view names, through that hub (forward);
 //   - a daemon with no links files or refuses.
 //
 // A handle the registry does not list is answered not_here, or sent on, before
@@ -35,11 +39,13 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, reg r
 	var onward func(error) (wire.CommFiled, error)
 	switch {
 	case n == nil:
+	case req.Forwarded && b == n.offers:
+		hop = route.Offered
 	case n.router != nil:
 		hop = route.Hub
 	case req.Forwarded:
 		hop, b = route.Offered, n.offers
-	case n.keeper != nil:
+	case len(n.hubs) > 0:
 		hop = route.Guest
 		onward = func(error) (wire.CommFiled, error) { return n.forward(ctx, req) }
 	}
@@ -64,6 +70,9 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, reg r
 		return fileHere(b, req, line)
 	}
 	if hop == route.Hub {
+		if !req.Forwarded && !listed && n.router.Holder(req.To) == "" && n.namedBy(req.To) {
+			return n.forward(ctx, req)
+		}
 		return n.router.Deliver(ctx, req, here)
 	}
 	return route.Follow(route.For(hop, own, listed), here, onward)
@@ -107,30 +116,4 @@ func filedAs(to string, o outcome) (wire.CommFiled, error) {
 		return wire.CommFiled{}, o.err // the batcher logged it, once for the batch
 	}
 	return wire.CommFiled{OK: true, To: to, Dup: o.res.Dup}, nil
-}
-
-// forward sends req, marked forwarded, to the hub once and answers with the
-// hub's own verdict.
-func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
-	c := n.keeper.Current()
-	if c == nil {
-		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its hub %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, n.role.LinkTo, req.To, n.d.cfg.Host)
-	}
-	n.dir.tell(req.From)
-	wait := n.offerWait + forwardGrace
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	req.Forwarded = true
-	res, err := c.File(ctx, req)
-	switch r, refused := wire.RefusalOf(err); {
-	case err == nil && res.OK:
-		return res, nil
-	case err == nil:
-		return wire.CommFiled{}, wire.Refuse(wire.CodeFileFailed, "the hub %s answered @%s without ok; nothing is known to be filed", c.Box(), req.To)
-	case refused:
-		return wire.CommFiled{}, r
-	case ctx.Err() != nil:
-		return wire.CommFiled{}, wire.NoAnswer(c.Box(), req.To, wait)
-	}
-	return wire.CommFiled{}, wire.Refuse(wire.CodeNoAnswer, "the link to the hub %s ended before it answered (%v); @%s may still be filed", c.Box(), err, req.To)
 }

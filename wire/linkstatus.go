@@ -18,6 +18,10 @@ type LinkStatus struct {
 	Role   string      `json:"role"`
 	Reason string      `json:"reason,omitempty"` // why the daemon has that role, in its own words
 	Links  []LinkState `json:"links"`
+	// HubLinks are this daemon's links to the hubs it dials, one per hub in
+	// hosts.toml's order: a guest's to every hub (its Links too), a hub's to
+	// every other hub. Absent with one hub on a hub, or none.
+	HubLinks []LinkState `json:"hub_links,omitempty"`
 }
 
 // LinkState is one link as the daemon sees it now. RTTMillis and

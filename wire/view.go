@@ -83,6 +83,10 @@ type LinkView struct {
 type NetList struct {
 	Box     string      `json:"box"`
 	Hub     string      `json:"hub,omitempty"`
+	// HubLinks, on a box that dials hubs, is each hub link's state (as
+	// link.status's hub_links); the entries are those of the first hub whose
+	// view is known, named by Hub.
+	HubLinks []LinkState `json:"hub_links,omitempty"`
 	Entries []ViewEntry `json:"entries"`
 	Boxes   []ViewBox   `json:"boxes"`
 	Known   bool        `json:"known"`

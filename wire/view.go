@@ -81,18 +81,18 @@ type LinkView struct {
 // page's last handle, and the entries after it are asked for with
 // NetListPage{After: Next}.
 type NetList struct {
-	Box     string      `json:"box"`
-	Hub     string      `json:"hub,omitempty"`
+	Box string `json:"box"`
+	Hub string `json:"hub,omitempty"`
 	// HubLinks, on a box that dials hubs, is each hub link's state (as
 	// link.status's hub_links); the entries are those of the first hub whose
 	// view is known, named by Hub.
 	HubLinks []LinkState `json:"hub_links,omitempty"`
-	Entries []ViewEntry `json:"entries"`
-	Boxes   []ViewBox   `json:"boxes"`
-	Known   bool        `json:"known"`
-	AsOf    string      `json:"as_of,omitempty"`
-	Why     string      `json:"why,omitempty"`
-	Next    string      `json:"next,omitempty"`
+	Entries  []ViewEntry `json:"entries"`
+	Boxes    []ViewBox   `json:"boxes"`
+	Known    bool        `json:"known"`
+	AsOf     string      `json:"as_of,omitempty"`
+	Why      string      `json:"why,omitempty"`
+	Next     string      `json:"next,omitempty"`
 }
 
 // NetListPage is net.list's request: the entries after handle After, in handle

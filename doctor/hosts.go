@@ -60,7 +60,7 @@ func checkHosts(e Env, f hostsFile, doc *registry.Doc) Check {
 		c.Level, c.Detail = Warn, strings.Join(ws, "; ")
 		c.Fix = fmt.Sprintf("Correct %s at the lines named; the keys warned about are ignored.", f.path)
 	default:
-		c.Level, c.Detail = OK, fmt.Sprintf("%s is valid: %d boxes, hub %s", f.path, len(f.t.Hosts), f.t.Hub)
+		c.Level, c.Detail = OK, fmt.Sprintf("%s is valid: %d boxes, %s", f.path, len(f.t.Hosts), hubsText(f.t.HubNames()))
 	}
 	return c
 }
@@ -94,7 +94,15 @@ func checkPins(e Env, f hostsFile) Check {
 		c.Level, c.Detail = Fail, fmt.Sprintf("this box's key is %s but hosts.toml pins %s for %s, so the hub refuses its link", id.Fingerprint(), me.Key, e.Host)
 		c.Fix = fmt.Sprintf("Set key = %q under [host.%s] in every box's hosts.toml (or restore the key the pin names to %s).", id.Fingerprint(), e.Host, id.Path)
 	default:
-		c.Level, c.Detail = OK, fmt.Sprintf("this box's key matches its pin, and the hub %s has one", f.t.Hub)
+		c.Level, c.Detail = OK, fmt.Sprintf("this box's key matches its pin, and the %s has one", hubsText(f.t.HubNames()))
 	}
 	return c
+}
+
+// hubsText names the hubs: "hub forge", or "hubs forge, kiln" (each).
+func hubsText(hubs []string) string {
+	if len(hubs) == 1 {
+		return "hub " + hubs[0]
+	}
+	return "hubs " + strings.Join(hubs, ", ") + " (each)"
 }

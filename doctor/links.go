@@ -63,9 +63,37 @@ func checkLinks(e Env, f hostsFile, st wire.LinkStatus, err error) Check {
 		}
 		return c
 	}
-	var up, down []string
-	var downBoxes []string
-	for _, l := range st.Links {
+	up, down, downBoxes := linkTexts(st.Links)
+	if st.Role == wire.LinkRoleGuest && len(st.HubLinks) > 1 {
+		return checkHubLinks(e, f, c, st.HubLinks)
+	}
+	if len(down) == 0 {
+		c.Level, c.Detail = OK, fmt.Sprintf("this %s holds every link it should: %s", st.Role, strings.Join(up, "; "))
+		if len(up) == 0 {
+			c.Detail = fmt.Sprintf("this %s should hold no link: no box in %s other than the hub has daemon or frontend = true", st.Role, f.path)
+		}
+		if st.Role == wire.LinkRoleHub && len(st.HubLinks) > 0 {
+			if hc := checkHubLinks(e, f, c, st.HubLinks); hc.Level != OK {
+				return hc
+			}
+			hubsUp, _, _ := linkTexts(st.HubLinks)
+			c.Detail += "; to the other hubs: " + strings.Join(hubsUp, "; ")
+		}
+		return c
+	}
+	c.Level, c.Detail = Fail, strings.Join(append(down, up...), "; ")
+	if st.Role == wire.LinkRoleGuest {
+		c.Fix = guestFix(e, f, downBoxes[0])
+	} else {
+		c.Fix = hubFix(e, f, downBoxes)
+	}
+	return c
+}
+
+// linkTexts says how each link is, up and down apart, and names the boxes
+// whose link is down.
+func linkTexts(links []wire.LinkState) (up, down, downBoxes []string) {
+	for _, l := range links {
 		if l.Up {
 			up = append(up, fmt.Sprintf("%s up over %s%s", l.Box, l.Transport, rttText(l)))
 			continue
@@ -77,18 +105,23 @@ func checkLinks(e Env, f hostsFile, st wire.LinkStatus, err error) Check {
 		down = append(down, d)
 		downBoxes = append(downBoxes, l.Box)
 	}
-	if len(down) == 0 {
-		c.Level, c.Detail = OK, fmt.Sprintf("this %s holds every link it should: %s", st.Role, strings.Join(up, "; "))
-		if len(up) == 0 {
-			c.Detail = fmt.Sprintf("this %s should hold no link: no box in %s other than the hub has daemon or frontend = true", st.Role, f.path)
-		}
-		return c
-	}
-	c.Level, c.Detail = Fail, strings.Join(append(down, up...), "; ")
-	if st.Role == wire.LinkRoleGuest {
+	return up, down, downBoxes
+}
+
+// checkHubLinks judges a box's links to several hubs: mail flows while one is
+// up, so a hub down while another is up is a warning, and every hub down a
+// problem.
+func checkHubLinks(e Env, f hostsFile, c Check, hubs []wire.LinkState) Check {
+	up, down, downBoxes := linkTexts(hubs)
+	switch {
+	case len(down) == 0:
+		c.Level, c.Detail = OK, "this box holds a link to each of its hubs: "+strings.Join(up, "; ")
+	case len(up) > 0:
+		c.Level, c.Detail = Warn, fmt.Sprintf("mail goes through the hubs up, but %s", strings.Join(append(down, up...), "; "))
 		c.Fix = guestFix(e, f, downBoxes[0])
-	} else {
-		c.Fix = hubFix(e, f, downBoxes)
+	default:
+		c.Level, c.Detail = Fail, "no hub is linked, so no mail leaves or reaches this box's sessions from other boxes: "+strings.Join(down, "; ")
+		c.Fix = guestFix(e, f, downBoxes[0])
 	}
 	return c
 }

@@ -35,6 +35,20 @@ daemon = true
 frontend = true
 key = "` + keyN(3) + `"
 `,
+	"guest-2hubs": `hubs = ["hb", "hc"]
+[host.hb]
+daemon = true
+addr = "10.0.0.1:4433"
+key = "` + keyN(7) + `"
+[host.hc]
+daemon = true
+addr = "10.0.0.2:4433"
+key = "` + keyN(8) + `"
+[host.box]
+daemon = true
+frontend = true
+key = "` + keyN(9) + `"
+`,
 	"hub": `hub = "box"
 [host.box]
 daemon = true
@@ -74,6 +88,8 @@ const since = "2030-01-01T00:00:00.123456789Z"
 var (
 	hbUp     = wire.LinkState{Box: "hb", Up: true, Transport: "quic", Since: since, RTTMillis: ms(0.42), OffsetMillis: ms(0.01)}
 	hbDown   = wire.LinkState{Box: "hb", Since: since, LastError: "QUIC did not get through: timeout: no recent network activity"}
+	hcUp     = wire.LinkState{Box: "hc", Up: true, Transport: "quic", Since: since, RTTMillis: ms(0.5), OffsetMillis: ms(0.01)}
+	hcDown   = wire.LinkState{Box: "hc", Since: since, LastError: "the hub did not answer"}
 	gaUp     = wire.LinkState{Box: "ga", Up: true, Transport: "ws", Since: since, RTTMillis: ms(12.5), OffsetMillis: ms(-800)}
 	gxDown   = wire.LinkState{Box: "gx", Since: since}
 	untimed  = wire.LinkState{Box: "hb", Up: true, Transport: "quic", Since: since}
@@ -83,6 +99,10 @@ var (
 
 func guestOf(links ...wire.LinkState) wire.LinkStatus {
 	return wire.LinkStatus{Role: wire.LinkRoleGuest, Links: links}
+}
+
+func guestOfHubs(links ...wire.LinkState) wire.LinkStatus {
+	return wire.LinkStatus{Role: wire.LinkRoleGuest, Links: links, HubLinks: links}
 }
 
 func hubOf(links ...wire.LinkState) wire.LinkStatus {
@@ -150,6 +170,15 @@ func TestCheckLinks(t *testing.T) {
 			fix:    []string{"Start sotd serve on gx", "name box as hub", "set daemon = false and frontend = false"}},
 		{name: "hub with every guest linked", hosts: "hub", st: hubOf(gaUp), level: OK, detail: []string{"this hub holds every link it should: ga up"}},
 		{name: "hub with no guest to link", hosts: "hub", st: hubOf(), level: OK, detail: []string{"should hold no link"}},
+		{name: "guest of two hubs, both up", hosts: "guest-2hubs", st: guestOfHubs(hbUp, hcUp), level: OK, detail: []string{"a link to each of its hubs: hb up over quic", "hc up over quic"}},
+		{name: "guest of two hubs, one down", hosts: "guest-2hubs", st: guestOfHubs(hbDown, hcUp), level: Warn,
+			detail: []string{"mail goes through the hubs up, but hb down since", "hc up over quic"}, fix: []string{"sotd doctor on hb"}},
+		{name: "guest of two hubs, both down", hosts: "guest-2hubs", st: guestOfHubs(hbDown, hcDown), level: Fail,
+			detail: []string{"no hub is linked", "hb down since", "hc down since"}, fix: []string{"sotd doctor on hb"}},
+		{name: "a hub whose link to the other hub is down", hosts: "guest-2hubs", st: wire.LinkStatus{Role: wire.LinkRoleHub, Links: []wire.LinkState{gaUp}, HubLinks: []wire.LinkState{hcDown}}, level: Fail,
+			detail: []string{"no hub is linked", "hc down since"}, fix: []string{"sotd doctor on hc"}},
+		{name: "a hub linked to the other hub", hosts: "guest-2hubs", st: wire.LinkStatus{Role: wire.LinkRoleHub, Links: []wire.LinkState{gaUp}, HubLinks: []wire.LinkState{hcUp}}, level: OK,
+			detail: []string{"holds every link it should: ga up", "to the other hubs: hc up over quic"}},
 	}, checkLinks)
 }
 

@@ -155,6 +155,9 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Observer = observer{}
 	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
+	if err := d.net.oneHubPerFolder(); err != nil {
+		return err
+	}
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
 	ep, err := listen(d.cfg.Socket, d.cfg.Home, d.log)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sotcomm/sotd/identity"
 	"github.com/sotcomm/sotd/link"
+	"github.com/sotcomm/sotd/presence"
 	"github.com/sotcomm/sotd/topology"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -210,6 +211,27 @@ func (n *network) viewHub() *hubLink {
 		}
 	}
 	return n.hubs[0]
+}
+
+// oneHubPerFolder refuses to serve as a hub on a comm folder another hub of
+// hosts.toml serves already (one folder shared over NFS): the folder's
+// inbox-lock-manager record names one writer, its hub's, so a folder has one
+// hub however many the network has.
+func (n *network) oneHubPerFolder() error {
+	if !n.role.Serve || len(n.role.LinkTo) == 0 {
+		return nil
+	}
+	h := n.d.cfg.Home
+	for _, other := range n.role.LinkTo {
+		r, running, err := presence.Running(h, other)
+		if err != nil || !running {
+			continue
+		}
+		return fmt.Errorf("this comm folder, %s, is already served by the hub %s (pid %d, as %s records), and a folder keeps one hub: its inbox-lock-manager record names one writer; "+
+			"a folder shared over NFS has one hub, the others a folder of their own. Give this box, %s, a comm folder on its own disk ($SOT_COMM_HOME), or take it out of hubs in hosts.toml and start it again as a guest",
+			h.Dir, other, r.PID, presence.Record(h, other), n.d.cfg.Host)
+	}
+	return nil
 }
 
 // attempt is one hub's answer to a forwarded line.

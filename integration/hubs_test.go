@@ -14,6 +14,7 @@ import (
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/mail"
+	"github.com/sotcomm/sotd/topology"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -72,11 +73,12 @@ func (n *hubNet) writeHosts(name, text string) {
 	}
 }
 
-// serve starts name's daemon; a hub's once its link listener is bound.
+// serve starts name's daemon; a hub's, by its hosts.toml, once its link
+// listener is bound.
 func (n *hubNet) serve(name string) {
 	n.t.Helper()
 	d := n.boxes[name].serve()
-	if _, hub := n.addrs[name]; hub {
+	if t, _, err := topology.Load(n.boxes[name].hosts); err == nil && t.IsHub(name) {
 		waitLog(n.t, d, `msg="links listening"`, 10*time.Second)
 	}
 	n.daemons[name] = d
@@ -339,5 +341,154 @@ func TestSeveralHubsFaultCampaign(t *testing.T) {
 			}
 		}
 		t.Logf("refusals: %q", kinds)
+	}
+}
+
+// restart stops name's daemon with SIGTERM and starts it again, on the
+// hosts.toml it has now.
+func (n *hubNet) restart(name string) {
+	n.t.Helper()
+	n.daemons[name].stop(n.t)
+	n.serve(name)
+}
+
+// TestHubSetChangesOneDaemonAtATime: the hub set changes from one hub to two
+// and then to the other one alone, by editing hosts.toml and restarting one
+// daemon at a time while senders stream: no line answered filed is lost, none
+// is filed twice, no FAILED line is filed, and each phase ends with lines
+// filed both ways.
+func TestHubSetChangesOneDaemonAtATime(t *testing.T) {
+	n := newHubNet(t, []string{"ha", "hb"}, []string{"g1", "g2"})
+	write := func(hubs ...string) {
+		text := n.hostsTOML(hubs...)
+		for name := range n.boxes {
+			n.writeHosts(name, text)
+		}
+	}
+	write("ha")
+	for _, name := range []string{"ha", "hb", "g1", "g2"} {
+		n.serve(name)
+	}
+	n.boxes["g1"].must("ann", "join")
+	n.boxes["g2"].must("bo", "join")
+	n.waitHub("ha", 30*time.Second)
+
+	c := &campaign{sends: map[string]*attempt{}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, s := range []struct{ box, from, to string }{{"g1", "ann", "bo"}, {"g2", "bo", "ann"}} {
+		wg.Go(func() { c.resilient(n.boxes[s.box], s.from, s.to, stop) })
+	}
+	flowing := func(what string) {
+		t.Helper()
+		at := time.Now()
+		if !testutil.Within(20*time.Second, func() bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			both := map[string]bool{}
+			for _, a := range c.sends {
+				if a.filed && a.at.After(at) {
+					both[a.from] = true
+				}
+			}
+			return len(both) == 2
+		}) {
+			t.Fatalf("after %s, lines were not filed both ways within 20 s", what)
+		}
+	}
+	flowing("the start")
+	// One hub to two: the new hub first, then each box.
+	write("ha", "hb")
+	for _, name := range []string{"hb", "g1", "g2", "ha"} {
+		n.restart(name)
+		flowing("restarting " + name + " on hubs ha and hb")
+	}
+	n.waitHub("hb", 30*time.Second)
+	n.waitHub("ha", 30*time.Second)
+	// Two hubs to the other alone.
+	write("hb")
+	for _, name := range []string{"g1", "g2", "ha"} {
+		n.restart(name)
+		flowing("restarting " + name + " on hub hb alone")
+	}
+	close(stop)
+	wg.Wait()
+
+	held := map[string]map[string]int{"ann": n.boxes["g1"].inboxIDs("ann"), "bo": n.boxes["g2"].inboxIDs("bo")}
+	var filed, failed int
+	for _, a := range c.sends {
+		count := held[a.to][a.id]
+		switch {
+		case a.filed:
+			filed++
+			if count != 1 {
+				t.Errorf("line %s to @%s was answered filed and is in its inbox %d times", a.id, a.to, count)
+			}
+		case strings.Contains(a.failed, "may still be filed"):
+			if count > 1 {
+				t.Errorf("line %s to @%s is in its inbox %d times", a.id, a.to, count)
+			}
+		default:
+			failed++
+			if count > 0 {
+				t.Errorf("line %s to @%s was answered FAILED (%s) and is in its inbox", a.id, a.to, a.failed)
+			}
+		}
+	}
+	t.Logf("hub set changes: %d lines, %d filed, %d FAILED while a box restarted, 0 lost, 0 duplicated", len(c.sends), filed, failed)
+}
+
+// resilient sends from box as from to @to until stop closes, dialling its
+// daemon again after it restarted; an attempt whose connection broke before
+// an answer is recorded as unanswered ("may still be filed").
+func (c *campaign) resilient(b *box, from, to string, stop <-chan struct{}) {
+	var cl *wire.Client
+	defer func() {
+		if cl != nil {
+			cl.Close()
+		}
+	}()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(30 * time.Millisecond):
+		}
+		if cl == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			var err error
+			cl, err = wire.Dial(ctx, b.socket(), wire.Hello{Role: wire.RoleCLI, Host: b.host, Name: from, Protocol: wire.Protocol})
+			cancel()
+			if err != nil {
+				cl = nil
+				continue
+			}
+		}
+		a := c.begin(from, to)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var res wire.CommFiled
+		err := cl.Call(ctx, wire.OpCommFile, wire.CommFile{From: from, To: to, Text: "set " + a.id, ID: a.id}, &res)
+		cancel()
+		if _, refused := wire.RefusalOf(err); err != nil && !refused {
+			err = fmt.Errorf("the connection to the daemon broke before it answered (%v); the line may still be filed", err)
+			cl.Close()
+			cl = nil
+		}
+		c.end(a, res, err)
+	}
+}
+
+// TestSharedFolderKeepsOneHub: a second hub of hosts.toml on a comm folder
+// another hub serves already refuses to start, naming that hub and the fix.
+func TestSharedFolderKeepsOneHub(t *testing.T) {
+	n := newHubNet(t, []string{"ha", "hb"}, nil)
+	n.boxes["hb"].home = n.boxes["ha"].home // one folder, as over NFS
+	text := n.hostsTOML("ha", "hb")
+	n.writeHosts("ha", text)
+	n.writeHosts("hb", text)
+	n.serve("ha")
+	r := n.boxes["hb"].run("", "", "serve")
+	if r.code == 0 || !strings.Contains(r.stderr, "is already served by the hub ha (pid ") || !strings.Contains(r.stderr, "a folder keeps one hub") {
+		t.Fatalf("a second hub on ha's folder: exit %d, stderr %q; want a refusal naming ha", r.code, r.stderr)
 	}
 }

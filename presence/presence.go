@@ -110,6 +110,12 @@ func (p *Presence) other() (reglock.Holder, bool, error) {
 	return r, ok && r.PID != os.Getpid() && reglock.Running(r), nil
 }
 
+// Running is the daemon of box host on h when its record names a process
+// this box sees running, other than this one.
+func Running(h home.Home, host string) (reglock.Holder, bool, error) {
+	return (&Presence{h: h, host: host, record: Record(h, host)}).other()
+}
+
 // Claim writes the record naming this process.
 func (p *Presence) Claim() error {
 	p.mu.Lock()

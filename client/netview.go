@@ -97,6 +97,16 @@ func unknownLines(nl wire.NetList) []string {
 		return []string{printable(fmt.Sprintf("other boxes: unknown — %s is out of reach (%s); %s", hub, nl.Why, since), false)}
 	}
 	var out []string
+	for _, l := range nl.HubLinks {
+		if l.Up {
+			continue
+		}
+		line := fmt.Sprintf("hub %s: this box's link to it is down since %s", l.Box, l.Since)
+		if l.LastError != "" {
+			line += " (" + l.LastError + ")"
+		}
+		out = append(out, printable(line+"; mail goes through the other hubs", false))
+	}
 	for _, b := range nl.Boxes {
 		if b.Up {
 			continue

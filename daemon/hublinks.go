@@ -27,7 +27,7 @@ type hubLink struct {
 	copy   *netCopy   // this hub's merged view as it last said it
 
 	mu   sync.Mutex
-	conn *link.Conn // the link while up, known before the keeper shows it
+	conn *link.Conn // the link while up, set by the keeper's Up
 	// shunUntil passes this hub over until then: it let a line go unanswered
 	// past hedgeAfter while another hub answered, so it is likely down (a hub
 	// killed outright is found dead only after three silent heartbeats).
@@ -111,11 +111,15 @@ func (n *network) startHubLinks(ctx context.Context, sup *supervisor) {
 	}
 }
 
-// hubLinkOf is the hub link whose connection c is; nil for a link this hub
-// serves (a guest's, or another hub's as its guest).
+// hubLinkOf is the hub link c is of, by the hub it dialed; nil for a link
+// this hub serves (a guest's, or another hub's as its guest). It holds from
+// the link's first frame, before the keeper's Up has run.
 func (n *network) hubLinkOf(c *link.Conn) *hubLink {
+	if !c.Dialed() {
+		return nil
+	}
 	for _, h := range n.hubs {
-		if h.current() == c {
+		if h.name == c.Box() {
 			return h
 		}
 	}
@@ -126,7 +130,7 @@ func (n *network) hubLinkOf(c *link.Conn) *hubLink {
 // this hub, which it routes or checks; else it comes from a hub this box links
 // to, whose offers it only files, and whose word it takes.
 func (n *network) serves(c *link.Conn) bool {
-	return n.router != nil && n.hubLinkOf(c) == nil
+	return n.router != nil && !c.Dialed()
 }
 
 // resolve is where the link to hub goes, read again before every attempt, with

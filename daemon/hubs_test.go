@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"maps"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,20 +42,34 @@ func twoHubs(t testing.TB) twoHubNet {
 		return p
 	}
 	both, onlyB := write("hosts.toml", `hubs = ["ha", "hb"]`), write("hb-only.toml", `hub = "hb"`)
+	// The clock moves from testNow: a hub tells a link what changed in the
+	// view at most once a viewGap by it, and ha learns carol that way.
+	start := time.Now()
+	moving := func(c *Config) { c.Now = func() time.Time { return testNow.Add(time.Since(start)) } }
 	n := twoHubNet{
-		ha: startBox(t, homes["ha"], "ha", both),
-		hb: startBox(t, homes["hb"], "hb", both),
-		ga: startBox(t, homes["ga"], "ga", both),
-		gb: startBox(t, homes["gb"], "gb", both),
-		gc: startBox(t, homes["gc"], "gc", onlyB),
+		ha: startBox(t, homes["ha"], "ha", both, moving),
+		hb: startBox(t, homes["hb"], "hb", both, moving),
+		ga: startBox(t, homes["ga"], "ga", both, moving),
+		gb: startBox(t, homes["gb"], "gb", both, moving),
+		gc: startBox(t, homes["gc"], "gc", onlyB, moving),
 	}
 	// A box that dialled a hub before it listened waits out a relink step or two.
-	testutil.Eventually(t, 15*time.Second, "every box to link to its hubs and each hub to know every holder", func() bool {
+	var state string
+	if !testutil.Within(20*time.Second, func() bool {
 		ra, rb := n.ha.d.net.router, n.hb.d.net.router
+		state = fmt.Sprintf("ha links %v, hb links %v; bob on ha %q, on hb %q; hilda on ha %q; hank on hb %q; carol on hb %q; every hub link up %v; ha's copy of hb's view names carol %v",
+			ra.Linked(), rb.Linked(), ra.Holder("bob"), rb.Holder("bob"), ra.Holder("hilda"), rb.Holder("hank"), rb.Holder("carol"), allLinked(n.ga, n.gb, n.gc, n.ha, n.hb), n.ha.d.net.hubs[0].names("carol"))
 		return slices.Equal(ra.Linked(), []string{"ga", "gb", "hb"}) && slices.Equal(rb.Linked(), []string{"ga", "gb", "gc", "ha"}) &&
 			ra.Holder("bob") == "gb" && rb.Holder("bob") == "gb" && ra.Holder("hilda") == "hb" && rb.Holder("hank") == "ha" && rb.Holder("carol") == "gc" &&
 			allLinked(n.ga, n.gb, n.gc, n.ha, n.hb) && n.ha.d.net.hubs[0].names("carol")
-	})
+	}) {
+		c := n.ha.d.net.hubs[0].copy
+		c.mu.Lock()
+		state += fmt.Sprintf("; ha's copy: known %v why %q entries %v", c.known, c.why, slices.Collect(maps.Keys(c.entries)))
+		c.mu.Unlock()
+		state += fmt.Sprintf("; hb's view %v; ha's view %v", slices.Collect(maps.Keys(n.hb.d.net.router.View().Entries(nil, true))), slices.Collect(maps.Keys(n.ha.d.net.router.View().Entries(nil, true))))
+		t.Fatalf("waited 20s for every box to link to its hubs and each hub to know every holder: %s", state)
+	}
 	return n
 }
 

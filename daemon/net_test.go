@@ -55,10 +55,14 @@ func boxHome(t testing.TB, box string, agents map[string]time.Time) (home.Home, 
 	return h, id.Fingerprint()
 }
 
-func startBox(t testing.TB, h home.Home, box, hosts string) *netBox {
+func startBox(t testing.TB, h home.Home, box, hosts string, tune ...func(*Config)) *netBox {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
-	d, err := New(Config{Home: h, Host: box, HostsPath: hosts, Log: logs.Logger(), Now: func() time.Time { return testNow }})
+	cfg := Config{Home: h, Host: box, HostsPath: hosts, Log: logs.Logger(), Now: func() time.Time { return testNow }}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	d, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

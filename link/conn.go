@@ -36,6 +36,9 @@ type Conn struct {
 	// the other's comm.file.batch as they finish (BatchItems). Set before the
 	// link starts.
 	items bool
+	// dialed: this end dialed the link (a guest's end), rather than accepted
+	// it (a hub's). Set before the link starts.
+	dialed bool
 
 	slots   chan struct{} // this end's requests in flight
 	nextID  atomic.Uint64
@@ -77,6 +80,11 @@ func (c *Conn) start() {
 
 // Box is the box at the other end of the link.
 func (c *Conn) Box() string { return c.peer }
+
+// Dialed says this end dialed the link, to a hub, rather than accepted it: a
+// box that both serves links and dials other hubs tells the two apart by it
+// from the link's first frame.
+func (c *Conn) Dialed() bool { return c.dialed }
 
 // Ticks says whether the guest promised, and the hub took, a directory event
 // on every registry poll (Config.Ticks, wire.Hello.Ticks).

@@ -62,6 +62,7 @@ func handshake(ctx context.Context, cfg Config, t Target, car carrier) (*Conn, e
 		return nil, err
 	}
 	c := newConn(cfg, ok.Host, car)
+	c.dialed = true
 	c.ticks = ok.Ticks
 	c.items = ok.Items
 	c.start()

@@ -1,8 +1,8 @@
 package daemon
 
 import (
-	"maps"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wake"
@@ -26,7 +27,7 @@ type dialogWatch struct {
 }
 
 func (w dialogWatch) run(ctx context.Context) error {
-	return everyTick(ctx, w.every, func() {
+	return ctxsleep.Every(ctx, w.every, func() {
 		if err := w.pass(); err != nil {
 			w.m.log.Debug("the dialog watch skipped a pass", "err", err)
 		}

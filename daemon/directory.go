@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -60,7 +61,7 @@ func (d *directory) up(c *link.Conn) {
 
 // run sends what changed, every d.every, until ctx ends.
 func (d *directory) run(ctx context.Context) error {
-	return everyTick(ctx, d.every, func() {
+	return ctxsleep.Every(ctx, d.every, func() {
 		d.mu.Lock()
 		d.syncLocked()
 		d.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -248,7 +249,7 @@ func (c *netCopy) lost(at time.Time, why string) {
 // directory does its own part.
 func (n *network) viewService(ctx context.Context) error {
 	told := map[hub.Peer]*viewTold{}
-	return everyTick(ctx, viewEvery, func() { n.pushView(told) })
+	return ctxsleep.Every(ctx, viewEvery, func() { n.pushView(told) })
 }
 
 // pushView is one round of the hub's: its own entries and rows are read, and

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -51,14 +52,6 @@ func remoteAgent(e wire.ViewEntry) web.Agent {
 		a.StatusAt = t
 	}
 	return a
-}
-
-func sameRow(a, b web.Row) bool {
-	if !sameExit(a.ExitCode, b.ExitCode) {
-		return false
-	}
-	a.ExitCode, b.ExitCode = nil, nil
-	return a == b
 }
 
 // viewRow is one of this box's rows as the network view carries it.
@@ -156,7 +149,7 @@ func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wi
 		}
 	}
 	for h, e := range remote {
-		if old, ok := v.remote[h]; ok && sameInView(old, e) {
+		if old, ok := v.remote[h]; ok && viewdiff.SameInView(old, e) {
 			continue
 		}
 		if _, local := v.entries[h]; !local {
@@ -184,7 +177,7 @@ func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wi
 // Key), every row it has now, as the page shows them, by id.
 func boxRowsMoved(was, now map[string]wire.ViewRow) []web.BoxRows {
 	moved := map[string]bool{}
-	changed, gone := changes(was, now, sameViewRow)
+	changed, gone := viewdiff.Changes(was, now, viewdiff.SameViewRow)
 	for _, r := range changed {
 		moved[r.Box] = true
 	}

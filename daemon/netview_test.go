@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
@@ -31,7 +32,7 @@ func viewOf(es ...wire.ViewEntry) map[string]wire.ViewEntry {
 
 // TestViewToldSendsOnlyChangesAtABoundedRate: a new link gets the whole view;
 // then only what changed, at most one event each viewGap; a last_seen that
-// moved by under viewSeenGrain is no change, but creeping past it in steps is.
+// moved by under viewdiff.SeenGrain is no change, but creeping past it in steps is.
 func TestViewToldSendsOnlyChangesAtABoundedRate(t *testing.T) {
 	alice := wire.ViewEntry{Handle: "alice", Box: "ga", LastSeen: seen(t0), Live: true, State: "idle"}
 	bob := wire.ViewEntry{Handle: "bob", Box: "ga", LastSeen: seen(t0), Live: true, State: "working"}
@@ -394,10 +395,10 @@ func TestOwnRowsCarryTheirMetadata(t *testing.T) {
 	v.setRows([]web.Row{{ID: "w1", Host: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: t0}})
 	got := v.ownRows()
 	want := wire.ViewRow{ID: "w1", Box: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: seen(t0)}
-	if len(got) != 1 || !sameViewRow(got["ga/w1"], want) {
+	if len(got) != 1 || !viewdiff.SameViewRow(got["ga/w1"], want) {
 		t.Fatalf("own rows: %+v", got)
 	}
-	if back := pageRow(got["ga/w1"]); !sameRow(back, v.rows[0]) {
+	if back := pageRow(got["ga/w1"]); !viewdiff.SameRow(back, v.rows[0]) {
 		t.Fatalf("a row read back as %+v", back)
 	}
 }

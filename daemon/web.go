@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/events"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
@@ -130,7 +131,7 @@ func (v *webView) setRows(rs []web.Row) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
-	same := slices.EqualFunc(v.rows, rs, sameRow)
+	same := slices.EqualFunc(v.rows, rs, viewdiff.SameRow)
 	v.rows = rs
 	v.mu.Unlock()
 	if !same {

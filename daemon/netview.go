@@ -211,7 +211,7 @@ func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
 	if doc, err := n.d.reg.read(); err == nil {
-		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.ownRows())
+		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.OwnRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -148,7 +149,7 @@ func TestWakeSkipsMailNoRowCanTake(t *testing.T) {
 	// and the daemon's own first passes (6 listings on a daemon just started:
 	// its services' first looks), which a loaded machine may run only now. A
 	// filing that started a pass would list the rows once a line: 100 and more.
-	allowed := 3 + 6 + int64(took/wake.Every) + int64(took/watchEvery)
+	allowed := 3 + 6 + int64(took/wake.Every) + int64(took/page.WatchEvery)
 	if n := b.lists.Load() - before; n > allowed {
 		t.Errorf("the rows were listed %d times while %d lines were filed to a handle no row acts as (in %v), want at most %d: the filings started the wake's passes", n, lines, took.Round(time.Millisecond), allowed)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/sotcomm/sotd/daemon/internal/workspace"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -303,7 +304,7 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 	case wire.OpHello:
 		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}
-	if run, ok, err := c.d.rows.request(env, c.stream(env.ID)); ok {
+	if run, ok, err := c.d.rows.Request(env, c.stream(env.ID)); ok {
 		return run, err
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
@@ -311,8 +312,8 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 
 // stream is what a streaming request needs of the connection: its end, and
 // events carrying the request's id.
-func (c *conn) stream(id uint64) rowStream {
-	return rowStream{peer: c.peer, gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
+func (c *conn) stream(id uint64) workspace.Stream {
+	return workspace.Stream{Peer: c.peer, Gone: c.gone, Emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
 }
 
 func (c *conn) answer(ctx context.Context, env wire.Envelope, run handler) {

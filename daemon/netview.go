@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/internal/ctxsleep"
@@ -210,7 +211,7 @@ func (n *network) viewService(ctx context.Context) error {
 func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
-	if doc, err := n.d.reg.read(); err == nil {
+	if doc, err := n.d.reg.Read(); err == nil {
 		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.OwnRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
@@ -284,9 +285,9 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 // box's entries as the hub's view holds them, local entries first; one page of
 // them, after page.After.
 func (d *Daemon) netList(page wire.NetListPage) (any, error) {
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
-		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
+		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}
 	now := d.cfg.Now()
 	out := wire.NetList{Box: d.cfg.Host, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}

@@ -26,9 +26,9 @@ func (d *Daemon) startPage(ctx context.Context, sup *supervisor, f *filer.Filer)
 // pageSource is the daemon as the status page reads it.
 type pageSource struct{ d *Daemon }
 
-func (s pageSource) Rows() (wire.WorkspaceList, error) { return s.d.rows.list() }
+func (s pageSource) Rows() (wire.WorkspaceList, error) { return s.d.rows.List() }
 func (s pageSource) Registry() (any, error)            { return s.d.registryList() }
-func (s pageSource) Screen(id string) (any, error)     { return s.d.rows.screen(id) }
+func (s pageSource) Screen(id string) (any, error)     { return s.d.rows.Screen(id) }
 
 func (s pageSource) Send(ctx context.Context, req wire.CommFile) (any, error) {
 	return s.d.commFile(ctx, s.d.pageBatch, req, s.d.routeRegistry())

@@ -1,4 +1,4 @@
-package daemon
+package workspace
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const DialogEvery = 5 * time.Second
 // an idle row costs no screen read. Not on Windows, as the protocol says: its
 // agents draw their dialogs differently.
 type dialogWatch struct {
-	m     *rowsManager
+	m     *Manager
 	every time.Duration
 }
 

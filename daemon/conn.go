@@ -272,40 +272,12 @@ func (c *conn) untilAnswered(workers *sync.WaitGroup, hangUp context.CancelFunc)
 	}
 }
 
-// request decodes env's payload for its op. A bad payload is a frame error (the
-// connection closes); an op this daemon does not serve is a Refusal (it stays
-// open).
+// request decodes env's payload for its op (opTable). A bad payload is a
+// frame error (the connection closes); an op this daemon does not serve is a
+// Refusal (it stays open).
 func (c *conn) request(env wire.Envelope) (handler, error) {
-	switch env.Op {
-	case wire.OpCommFile:
-		var req wire.CommFile
-		if err := wire.DecodePayload(env.Payload, &req); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req, c.d.routeRegistry()) }, nil
-	case wire.OpRegistryList:
-		return func(context.Context) (any, error) { return c.d.registryList() }, nil
-	case wire.OpNetList:
-		var req wire.NetListPage
-		if len(env.Payload) > 0 { // a client older than pages sends none
-			if err := wire.DecodePayload(env.Payload, &req); err != nil {
-				return nil, err
-			}
-		}
-		return func(context.Context) (any, error) { return c.d.netList(req) }, nil
-	case wire.OpLinkStatus:
-		return func(context.Context) (any, error) { return c.d.linkStatus() }, nil
-	case wire.OpCommReceipts:
-		var req wire.CommReceipts
-		if err := wire.DecodePayload(env.Payload, &req); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) (any, error) { return c.d.commReceipts(ctx, nil, req) }, nil
-	case wire.OpHello:
-		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
-	}
-	if run, ok, err := c.d.rows.Request(env, c.stream(env.ID)); ok {
-		return run, err
+	if o, ok := ops[env.Op]; ok {
+		return o.read(c, env)
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// join is agent.join. With a row id it gives the handle to that row, one of this
+// Join is agent.join. With a row id it gives the handle to that row, one of this
 // daemon's that has not ended: a newer declaration moves the handle, and the row
 // that lost it learns so from its next comm command, which reads the binding.
 // With an empty row id it asks for clearance and writes nothing.
-func (m *Manager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
+func (m *Manager) Join(req wire.AgentJoin) (wire.AgentJoined, error) {
 	if err := home.CheckHandle(req.Handle); err != nil {
 		return wire.AgentJoined{}, wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}

@@ -105,11 +105,11 @@ func (m *Manager) signal() {
 	}
 }
 
-// spawn starts a row. With a handle, the handle is bound to the row before its
+// Spawn starts a row. With a handle, the handle is bound to the row before its
 // agent starts, so mail to it files as soon as the agent runs; a start that
 // fails gives the handle back as it was, so no mail files to a row that never
 // ran.
-func (m *Manager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
+func (m *Manager) Spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
 	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: append(req.Env, m.home.RowPath(req.Env)), Cols: req.Cols, Rows: req.Rows}
 	undo := func() error { return nil }
 	if spec.Handle != "" {
@@ -135,11 +135,11 @@ func (m *Manager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
 	return wire.WorkspaceRef{WorkspaceID: ri.Spec.ID}, nil
 }
 
-// destroy removes a row: its process group ends, it is Terminal, and it holds
+// Destroy removes a row: its process group ends, it is Terminal, and it holds
 // no handle any more: each handle bound to it is made not live at once, so mail
 // to it is refused (no live session holds @h) rather than filed into an inbox
 // nobody reads for the ten minutes its last stamp would last.
-func (m *Manager) destroy(id string) (wire.Done, error) {
+func (m *Manager) Destroy(id string) (wire.Done, error) {
 	if ri, err := m.b.Info(id); err == nil && ri.Phase == rows.Terminal {
 		return wire.Done{}, wire.Refuse(rows.Code(rows.ErrNoRow), "row %s was already removed; nothing was done", id)
 	}
@@ -245,9 +245,9 @@ func (m *Manager) Screen(id string) (wire.PtyScreen, error) {
 	return out, nil
 }
 
-// input types data into the row and then, when enter is set, CR as a write of
+// Input types data into the row and then, when enter is set, CR as a write of
 // its own; the row's lock keeps the two together.
-func (m *Manager) input(req wire.PtyInput) (wire.Done, error) {
+func (m *Manager) Input(req wire.PtyInput) (wire.Done, error) {
 	data, err := base64.StdEncoding.DecodeString(req.DataB64)
 	if err != nil {
 		return wire.Done{}, wire.Refuse(wire.CodeBadRequest, "data_b64 is not base64 (%v); nothing was typed", err)
@@ -342,10 +342,10 @@ type attacher interface {
 	Attach(id string) (*rows.Attachment, error)
 }
 
-// attach relays a PTY row's output to the client as pty.output events, the
+// Attach relays a PTY row's output to the client as pty.output events, the
 // screen as it is first, until the client leaves or the row's program exits;
 // the client types with pty.input on the same connection.
-func (m *Manager) attach(st Stream, id string) (wire.PtyDetached, error) {
+func (m *Manager) Attach(st Stream, id string) (wire.PtyDetached, error) {
 	a, ok := m.b.(attacher)
 	if !ok {
 		return wire.PtyDetached{}, wire.Refuse(rows.Code(rows.ErrUnsupported), "row %s runs on %s, which sotd attach reaches directly, not through the daemon; nothing was attached", id, m.b.Name())
@@ -377,51 +377,6 @@ func (m *Manager) attach(st Stream, id string) (wire.PtyDetached, error) {
 			}
 		}
 	}
-}
-
-// Request decodes a rows op; ok is false for an op that is not one. A row's
-// op waits on no other box, so it leaves its connection's context alone; a
-// stream (pty.attach) ends with st.Gone, when its client leaves.
-func (m *Manager) Request(env wire.Envelope, st Stream) (run func(context.Context) (any, error), ok bool, err error) {
-	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
-	switch env.Op {
-	case wire.OpWorkspaceSpawn:
-		var req wire.WorkspaceSpawn
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.spawn(req) }
-	case wire.OpWorkspaceDestroy:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.destroy(req.WorkspaceID) }
-	case wire.OpWorkspaceList:
-		run = func(context.Context) (any, error) { return m.List() }
-	case wire.OpPtyScreen:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.Screen(req.WorkspaceID) }
-	case wire.OpPtyInput:
-		var req wire.PtyInput
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.input(req) }
-	case wire.OpPtyAttach:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.attach(st, req.WorkspaceID) }
-	case wire.OpAgentJoin:
-		var req wire.AgentJoin
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.join(req) }
-	case wire.OpSessionWatch:
-		var req wire.SessionWatch
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.watchSession(req, st.Peer) }
-	default:
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, true, err
-	}
-	return run, true, nil
 }
 
 // Stamp keeps the rows' handles live (the liveness stamper) until ctx ends.

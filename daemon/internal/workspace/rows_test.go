@@ -66,12 +66,12 @@ func TestTypingKeepsEachInputWhole(t *testing.T) {
 			m := New(h, "box", slog.New(slog.DiscardHandler), time.Now, k.Make(t)(h, "box", rows.Options{}))
 			defer m.Close()
 			spawn, log := rigtest.FakeSpawn(t, "Repo", "")
-			ref, err := m.spawn(spawn)
+			ref, err := m.Spawn(spawn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := ref.WorkspaceID
-			defer m.destroy(id)
+			defer m.Destroy(id)
 			testutil.Eventually(t, 10*time.Second, "the row to be Ready", func() bool {
 				rs := (WakeRows{m}).List()
 				return len(rs) == 1 && rs[0].Ready
@@ -81,7 +81,7 @@ func TestTypingKeepsEachInputWhole(t *testing.T) {
 			for i := range n {
 				typists.Go(func() {
 					in := wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "<%02d>", i)), Enter: true}
-					if _, err := m.input(in); err != nil {
+					if _, err := m.Input(in); err != nil {
 						t.Errorf("pty.input %d: %v", i, err)
 					}
 				})

@@ -36,11 +36,11 @@ type sessionRecord struct {
 // maxSessionRecord bounds a session record's read: four short fields.
 const maxSessionRecord = 4096
 
-// watchSession is session.watch: it checks the process itself, since a record
+// WatchSession is session.watch: it checks the process itself, since a record
 // of the wrong one would stamp a handle live for as long as that one runs. The
 // peer, asker, is this daemon's own account (checked at hello), and the agent
 // it names must be its own (see checkAsker).
-func (m *Manager) watchSession(req wire.SessionWatch, asker int) (wire.Done, error) {
+func (m *Manager) WatchSession(req wire.SessionWatch, asker int) (wire.Done, error) {
 	path, err := m.home.SessionRecord(m.host, req.Handle)
 	if err != nil {
 		return wire.Done{}, wire.Refuse(wire.CodeBadHandle, "%v", err)

@@ -61,7 +61,7 @@ func TestSessionWatchStampsWhileTheAgentRuns(t *testing.T) {
 	r := newStampRig(t)
 	agent, req := startProc(t, "claude")
 	req.Handle = "carol"
-	if _, err := r.m.watchSession(req, req.PID); err != nil {
+	if _, err := r.m.WatchSession(req, req.PID); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := r.h.SessionRecord("box", "carol")
@@ -138,7 +138,7 @@ func TestSessionWatchRefusals(t *testing.T) {
 		{"a row's", with(agent, "Repo-box"), "is bound to row"},
 		{"not a handle", with(agent, "../x"), "not a handle"},
 	} {
-		_, err := r.m.watchSession(tc.req, tc.req.PID)
+		_, err := r.m.WatchSession(tc.req, tc.req.PID)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -190,7 +190,7 @@ func TestSessionRecordThroughASymlinkIsRefused(t *testing.T) {
 func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
 	r := newStampRig(t)
 	agent, child := rigtest.AgentAbove(t)
-	if _, err := r.m.watchSession(agent, child); err != nil {
+	if _, err := r.m.WatchSession(agent, child); err != nil {
 		t.Fatalf("the watch of the asker's own agent: %v", err)
 	}
 	rec, _ := r.h.SessionRecord("box", "carol")
@@ -201,7 +201,7 @@ func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
 	// The test is the agent's parent, not its child: asked by it, the watch
 	// is refused (over the socket, the daemon takes the asker from the
 	// connection: TestSessionWatchAskerIsTheConnectionsPeer).
-	_, err := r.m.watchSession(agent, os.Getpid())
+	_, err := r.m.WatchSession(agent, os.Getpid())
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("process %d is not an ancestor of the asking process %d", agent.PID, os.Getpid())) {
 		t.Errorf("the watch asked by the agent's parent: %v, want it refused", err)
 	}
@@ -209,7 +209,7 @@ func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
 	if os.Getuid() == 0 {
 		other := startAs(t, 4242)
 		other.Handle = "carol"
-		_, err = r.m.watchSession(other, other.PID)
+		_, err = r.m.WatchSession(other, other.PID)
 		if err == nil || !strings.Contains(err.Error(), "runs as uid 4242, not as this daemon's account") {
 			t.Errorf("the watch of another account's agent: %v, want it refused", err)
 		}

@@ -38,17 +38,17 @@ func newStampRig(t *testing.T) *stampRig {
 	t.Cleanup(func() { b.Close() })
 	m := New(h, "box", slog.New(slog.NewTextHandler(logs, nil)), clk.Now, b)
 	spawn, _ := rigtest.FakeSpawn(t, "Repo", "Repo-box")
-	ref, err := m.spawn(spawn)
+	ref, err := m.Spawn(spawn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rowstest.WaitPhase(t, b, ref.WorkspaceID, 10*time.Second, rows.Ready)
 	gone, _ := rigtest.FakeSpawn(t, "gone", "idle-box")
-	goneRef, err := m.spawn(gone)
+	goneRef, err := m.Spawn(gone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.destroy(goneRef.WorkspaceID); err != nil {
+	if _, err := m.Destroy(goneRef.WorkspaceID); err != nil {
 		t.Fatal(err)
 	}
 	return &stampRig{h: h, clk: clk, logs: logs, m: m, st: newStamper(m), row: ref.WorkspaceID}
@@ -141,7 +141,7 @@ func TestStamperRuns(t *testing.T) {
 	waitStamp("the stamp at the tick")
 	r.clk.Add(10 * time.Second)
 	spawn, _ := rigtest.FakeSpawn(t, "more", "")
-	if _, err := r.m.spawn(spawn); err != nil {
+	if _, err := r.m.Spawn(spawn); err != nil {
 		t.Fatal(err)
 	}
 	waitStamp("the stamp when the rows changed")

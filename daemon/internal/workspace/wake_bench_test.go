@@ -31,11 +31,11 @@ func readyRows(b *testing.B, k rigtest.BackendKind, n int) (*Manager, rows.Backe
 	b.Cleanup(m.Close)
 	for i := range n {
 		spawn, _ := rigtest.FakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
-		ref, err := m.spawn(spawn)
+		ref, err := m.Spawn(spawn)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { m.destroy(ref.WorkspaceID) })
+		b.Cleanup(func() { m.Destroy(ref.WorkspaceID) })
 	}
 	// Each row is a process that draws its screen: 200 take a while.
 	testutil.Eventually(b, 5*time.Second+time.Duration(n)*100*time.Millisecond, fmt.Sprintf("%d Ready rows", n), func() bool {

@@ -22,7 +22,7 @@ import (
 // time over the small one's, wall and CPU (the process's: getrusage),
 // measured in the same run.
 //
-//	go test -run='^$' -bench=PollRegistrySize -benchtime=200x ./daemon/
+//	go test -run='^$' -bench=PollRegistrySize -benchtime=200x ./daemon/internal/workspace/
 func BenchmarkPollRegistrySize(b *testing.B) {
 	sizes := []int{10, 10000}
 	managers := make([]*Manager, len(sizes))

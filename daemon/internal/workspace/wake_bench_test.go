@@ -102,7 +102,7 @@ func BenchmarkWakeIdleRows(b *testing.B) {
 // the tmux servers' share apart, and the 200 rows' CPU per row over the 10
 // rows'. Goal: under 0.05 CPU-s/s at 200.
 //
-//	go test -run='^$' -bench=WakeRowsScale -benchtime=20x ./daemon/
+//	go test -run='^$' -bench=WakeRowsScale -benchtime=20x ./daemon/internal/workspace/
 func BenchmarkWakeRowsScale(b *testing.B) {
 	sizes := []int{10, 200}
 	for _, k := range rigtest.BackendKinds(b) {

@@ -51,16 +51,16 @@ func remoteAgent(e wire.ViewEntry) web.Agent {
 	return a
 }
 
-// viewRow is one of this box's rows as the network view carries it.
-func viewRow(r web.Row) wire.ViewRow {
-	out := wire.ViewRow{ID: r.ID, Box: r.Host, Label: r.Label, Phase: r.Phase, Agent: r.Agent, Handle: r.Handle, ExitCode: r.ExitCode}
-	if !r.Since.IsZero() {
-		out.Since = r.Since.UTC().Format(time.RFC3339)
+// pageRows is rows as the page shows them, never nil.
+func pageRows(rs []wire.ViewRow) []web.Row {
+	out := make([]web.Row, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, pageRow(r))
 	}
 	return out
 }
 
-// pageRow is another box's row as the page shows it.
+// pageRow is a row as the page shows it.
 func pageRow(r wire.ViewRow) web.Row {
 	out := web.Row{ID: r.ID, Host: r.Box, Label: r.Label, Agent: r.Agent, Handle: r.Handle, Phase: r.Phase, ExitCode: r.ExitCode}
 	if t, err := time.Parse(time.RFC3339, r.Since); err == nil {
@@ -76,8 +76,7 @@ func (v *Page) OwnRows() map[string]wire.ViewRow {
 	defer v.mu.Unlock()
 	out := make(map[string]wire.ViewRow, len(v.rows))
 	for _, r := range v.rows {
-		vr := viewRow(r)
-		out[vr.Key()] = vr
+		out[r.Key()] = r
 	}
 	return out
 }

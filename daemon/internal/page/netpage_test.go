@@ -63,25 +63,36 @@ func TestPagePublishesRowsByBox(t *testing.T) {
 		t.Fatalf("box.rows events %q, want %q", got, want)
 	}
 	v.host = "ga"
-	v.rows = []web.Row{{ID: "w1", Host: "ga", Phase: "Ready"}}
+	v.rows = []wire.ViewRow{{ID: "w1", Box: "ga", Phase: "Ready"}}
 	snap := v.Snapshot()
 	if len(snap.RemoteRows) != 2 || snap.RemoteRows[0].Host != "gb" || len(snap.Rows) != 1 {
 		t.Fatalf("the snapshot's rows: %+v, remote %+v", snap.Rows, snap.RemoteRows)
 	}
 }
 
-// TestOwnRowsCarryTheirMetadata: this box's part of the view is its page's
-// rows with their label, agent, handle, phase, exit code and start.
+// rowSource is a daemon whose workspace.list answers rows.
+type rowSource struct {
+	Source
+	rows wire.WorkspaceList
+}
+
+func (s rowSource) Rows() (wire.WorkspaceList, error) { return s.rows, nil }
+
+// TestOwnRowsCarryTheirMetadata: this box's part of the view is its rows as
+// workspace.list answers them, with their label, agent, handle, phase, exit
+// code and start, and the page shows the same rows.
 func TestOwnRowsCarryTheirMetadata(t *testing.T) {
-	v := New(Config{Host: "ga", Now: func() time.Time { return t0 }})
 	code := 2
-	v.setRows([]web.Row{{ID: "w1", Host: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: t0}})
+	src := rowSource{rows: wire.WorkspaceList{Workspaces: []wire.Workspace{{ID: "w1", Label: "api", Agent: "codex", AgentHandle: "alice", Phase: "Stopped", ExitCode: &code, Started: seen(t0)}}}}
+	v := New(Config{Host: "ga", Now: func() time.Time { return t0 }, Src: src})
+	v.lookRows()
 	got := v.OwnRows()
 	want := wire.ViewRow{ID: "w1", Box: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: seen(t0)}
 	if len(got) != 1 || !viewdiff.SameViewRow(got["ga/w1"], want) {
 		t.Fatalf("own rows: %+v", got)
 	}
-	if back := pageRow(got["ga/w1"]); !viewdiff.SameRow(back, v.rows[0]) {
-		t.Fatalf("a row read back as %+v", back)
+	rs := v.Snapshot().Rows
+	if len(rs) != 1 || rs[0].Host != "ga" || rs[0].Handle != "alice" || *rs[0].ExitCode != 2 || !rs[0].Since.Equal(t0) {
+		t.Fatalf("the page shows the row as %+v", rs)
 	}
 }

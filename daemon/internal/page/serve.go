@@ -8,6 +8,7 @@ import (
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Serve serves the status page, /v1/ws and /metrics until ctx ends; web
@@ -62,13 +63,9 @@ func (v *Page) lookRows() {
 		v.cfg.Log.Debug("the page's rows were not updated", "err", err)
 		return
 	}
-	rs := make([]web.Row, 0, len(wl.Workspaces))
+	rs := make([]wire.ViewRow, 0, len(wl.Workspaces))
 	for _, w := range wl.Workspaces {
-		r := web.Row{ID: w.ID, Host: v.host, Label: w.Label, Agent: w.Agent, Handle: w.AgentHandle, Phase: w.Phase, ExitCode: w.ExitCode}
-		if t, err := time.Parse(time.RFC3339, w.Started); err == nil {
-			r.Since = t
-		}
-		rs = append(rs, r)
+		rs = append(rs, wire.ViewRow{ID: w.ID, Box: v.host, Label: w.Label, Phase: w.Phase, Agent: w.Agent, Handle: w.AgentHandle, ExitCode: w.ExitCode, Since: w.Started})
 	}
 	v.setRows(rs)
 }

@@ -46,7 +46,7 @@ type Page struct {
 	entries map[string]registry.Entry // the registry's agents as last read
 	unread  map[string]int
 	live    map[string]bool // as last published, so a heartbeat going stale is an event
-	rows    []web.Row
+	rows    []wire.ViewRow  // this box's rows, as the network view carries them
 	links   map[string]web.Link
 	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
 	netRows map[string]wire.ViewRow   // other boxes' rows, by Key, ditto
@@ -112,10 +112,7 @@ func (v *Page) Events() *events.Bus { return v.bus }
 func (v *Page) Snapshot() web.View {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes}
-	if out.Rows == nil {
-		out.Rows = []web.Row{}
-	}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: pageRows(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes}
 	for _, k := range slices.Sorted(maps.Keys(v.netRows)) {
 		out.RemoteRows = append(out.RemoteRows, pageRow(v.netRows[k]))
 	}
@@ -174,15 +171,15 @@ func (v *Page) SetLink(l web.Link) {
 }
 
 // setRows publishes workspace.changed when the rows or their phases moved.
-func (v *Page) setRows(rs []web.Row) {
+func (v *Page) setRows(rs []wire.ViewRow) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
-	same := slices.EqualFunc(v.rows, rs, viewdiff.SameRow)
+	same := slices.EqualFunc(v.rows, rs, viewdiff.SameViewRow)
 	v.rows = rs
 	v.mu.Unlock()
 	if !same {
-		v.bus.Publish(web.EvWorkspaceChanged, web.WorkspaceChanged{Rows: slices.Clone(rs)})
+		v.bus.Publish(web.EvWorkspaceChanged, web.WorkspaceChanged{Rows: pageRows(rs)})
 	}
 }
 

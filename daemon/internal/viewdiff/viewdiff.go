@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -35,15 +34,6 @@ func SameInView(a, b wire.ViewEntry) bool {
 
 // SameViewRow says whether two rows, as the view carries them, read the same.
 func SameViewRow(a, b wire.ViewRow) bool {
-	if !sameExit(a.ExitCode, b.ExitCode) {
-		return false
-	}
-	a.ExitCode, b.ExitCode = nil, nil
-	return a == b
-}
-
-// SameRow says whether two rows, as the page shows them, read the same.
-func SameRow(a, b web.Row) bool {
 	if !sameExit(a.ExitCode, b.ExitCode) {
 		return false
 	}

@@ -4,18 +4,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
 // Two rows whose exit codes are equal behind different pointers read the
 // same; a nil code and a zero one do not.
-func TestSameRowComparesExitCodesByValue(t *testing.T) {
+func TestSameViewRowComparesExitCodesByValue(t *testing.T) {
 	zero, zero2, one := 0, 0, 1
-	if !SameRow(web.Row{ID: "w1", ExitCode: &zero}, web.Row{ID: "w1", ExitCode: &zero2}) {
+	if !SameViewRow(wire.ViewRow{ID: "w1", ExitCode: &zero}, wire.ViewRow{ID: "w1", ExitCode: &zero2}) {
 		t.Error("rows exiting 0 read differently")
 	}
-	if SameRow(web.Row{ID: "w1"}, web.Row{ID: "w1", ExitCode: &zero}) || SameViewRow(wire.ViewRow{ID: "w1", ExitCode: &one}, wire.ViewRow{ID: "w1", ExitCode: &zero}) {
+	if SameViewRow(wire.ViewRow{ID: "w1"}, wire.ViewRow{ID: "w1", ExitCode: &zero}) || SameViewRow(wire.ViewRow{ID: "w1", ExitCode: &one}, wire.ViewRow{ID: "w1", ExitCode: &zero}) {
 		t.Error("rows with different exits read the same")
 	}
 }

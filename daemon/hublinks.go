@@ -46,7 +46,7 @@ const shunFor = 15 * time.Second
 func (n *network) newHubLink(hub string, book *linkBook) *hubLink {
 	d := n.d
 	h := &hubLink{name: hub, copy: &netCopy{}}
-	h.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
+	h.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.OwnRows}
 	h.keeper = &link.Keeper{
 		Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: book.sampled, Log: d.log, Ticks: true},
 		Resolve: func() (link.Target, error) { return n.resolve(hub) },

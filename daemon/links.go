@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
@@ -357,13 +358,13 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 const holdWait = time.Second
 
 // mayActFor refuses a linked box's request on behalf of a handle it does not
-// hold, other than its own page's sender (PageSender). On the hub every request
+// hold, other than its own page's sender (page.Sender). On the hub every request
 // from a guest must name one of the guest's own handles; a guest takes its
 // hub's word, since the hub checked the box that asked before it asked anyone
 // on, and its own socket is its owner's (so does a hub, over its link to
 // another hub).
 func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
-	if !n.serves(c) || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
+	if !n.serves(c) || handle == page.Sender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
 	n.router.Warn(c, "a linked box asked to act for a handle it does not hold; refused", "handle", handle)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -16,7 +17,7 @@ import (
 // the status page are read from it.
 type linkBook struct {
 	now  func() time.Time
-	view *webView
+	view *page.Page
 	born time.Time // when the daemon started: the since of a link never up
 
 	mu    sync.Mutex
@@ -30,7 +31,7 @@ type linkEntry struct {
 	refused []wire.RefusedClaim // the hub's last word on claims it refused over conn
 }
 
-func newLinkBook(now func() time.Time, view *webView) *linkBook {
+func newLinkBook(now func() time.Time, view *page.Page) *linkBook {
 	return &linkBook{now: now, view: view, born: now(), boxes: map[string]*linkEntry{}}
 }
 
@@ -51,7 +52,7 @@ func (b *linkBook) up(c *link.Conn) {
 // to the other hubs has no page (their links to it are on it).
 func (b *linkBook) show(l web.Link) {
 	if b.view != nil {
-		b.view.setLink(l)
+		b.view.SetLink(l)
 	}
 }
 

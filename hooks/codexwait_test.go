@@ -62,3 +62,43 @@ func TestCodexWaiterInput(t *testing.T) {
 		}
 	}
 }
+
+// Two lines sent a moment apart are one batch to a Codex waiter: it rings
+// once, and a waiter started after it (as a hook in the notice's turn starts
+// one) does not ring again for the second line.
+func TestCodexWaiterGathersLinesSentTogether(t *testing.T) {
+	s := joined(t, newClock())
+	t.Setenv(home.EnvName, "alice")
+	codex := filepath.Join(t.TempDir(), "codex")
+	calls := codex + ".calls"
+	if err := os.WriteFile(codex, []byte("#!/bin/sh\necho rang >> \"$0.calls\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agent, p := helperAgent(t)
+	in, _ := json.Marshal(codexWaiter{SessionID: "s-1", AgentPID: p.PID, AgentStart: p.Start, Program: codex})
+	rings := func() int { b, _ := os.ReadFile(calls); return strings.Count(string(b), "rang") }
+
+	w := startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	mail(t, s, "bob", "alice", "one")
+	// Within codexGather, as a second `sotd send` right after the first.
+	time.Sleep(codexGather / 3)
+	mail(t, s, "bob", "alice", "two")
+	if code := w.ended(t, 10*time.Second, "the ring"); code != ExitOK {
+		t.Fatalf("the waiter exited %d with %q, want 0 after it rang", code, w.stderr())
+	}
+	w = startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	// Its first look comes codexGather after its start; a ring would follow.
+	for end := time.Now().Add(3 * codexGather); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if n := rings(); n != 1 {
+			t.Fatalf("codex was rung %d times for two lines sent together, want once", n)
+		}
+	}
+	agent.Cmd.Process.Kill()
+	agent.Cmd.Wait()
+	if code := w.ended(t, 10*time.Second, "the waiter's end after its codex"); code != ExitOK {
+		t.Fatalf("the waiter exited %d with %q after its codex, want 0", code, w.stderr())
+	}
+	if n := rings(); n != 1 {
+		t.Fatalf("codex was rung %d times for two lines sent together, want once", n)
+	}
+}

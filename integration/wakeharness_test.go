@@ -75,8 +75,25 @@ func startCodexAPI(t *testing.T) codexAPI {
 	return codexAPI{api}
 }
 
+// noticeSince finds the first request at or after since that holds more of
+// the user's notices than any request before since: Codex resends the whole
+// conversation, and may put more after a queued prompt.
 func (a codexAPI) noticeSince(since time.Time) (time.Time, bool) {
-	return a.Prompted(registry.WakeNotice, since)
+	before := 0
+	for _, r := range a.Requests() {
+		n := 0
+		for _, text := range r.Texts {
+			if strings.HasPrefix(text, "user: ") && strings.Contains(text, registry.WakeNotice) {
+				n++
+			}
+		}
+		if r.At.Before(since) {
+			before = max(before, n)
+		} else if n > before {
+			return r.At, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (a codexAPI) polls() []string { return a.Outputs() }
@@ -92,6 +109,9 @@ func (a codexAPI) polls() []string { return a.Outputs() }
 func wakeRounds(t *testing.T, b *box, handle string, api wakeAPI, rounds int, idle func(), settle time.Duration) []time.Duration {
 	t.Helper()
 	var took []time.Duration
+	// Polls before the first batch (a Codex model reads the notice's words in
+	// the sot-comm section of AGENTS.md, and polls) are not the wake's.
+	base := len(api.polls())
 	for i := range rounds {
 		idle()
 		lines := []string{fmt.Sprintf("mail %d", i)}
@@ -116,19 +136,19 @@ func wakeRounds(t *testing.T, b *box, handle string, api wakeAPI, rounds int, id
 			if strings.Contains(out, "command not found") {
 				t.Fatalf("the command the notice names failed in the agent's shell: %q", out)
 			}
-			if len(polls) <= i {
+			if len(polls) <= base+i {
 				return false
 			}
 			for _, l := range lines {
-				if !strings.Contains(polls[i], l) {
+				if !strings.Contains(polls[base+i], l) {
 					return false
 				}
 			}
 			return true
 		})
 		for end := time.Now().Add(settle); ; time.Sleep(100 * time.Millisecond) {
-			if n := len(api.polls()); n != i+1 {
-				t.Fatalf("after %d batches the model was woken %d times (polls %q), want once a batch", i+1, n, api.polls())
+			if n := len(api.polls()) - base; n != i+1 {
+				t.Fatalf("after %d batches the model was woken %d times (polls %q), want once a batch", i+1, n, api.polls()[base:])
 			}
 			if !time.Now().Before(end) {
 				break

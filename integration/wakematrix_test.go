@@ -35,7 +35,7 @@ const codexQueueSettle = 15 * time.Second
 
 // codexPlainNote is why the plain Codex cell is not held to the bound (see
 // docs/agents.md, "A plain Codex session's doorbell").
-const codexPlainNote = "not held to 4 s: Codex 0.171 takes a queued prompt (codex queue) only at its own pace, 4-10 s; it has no hook that can wake the model"
+const codexPlainNote = "not held to 4 s: Codex 0.171 takes a queued prompt (codex queue) at its own pace, 4-10 s on an idle machine, and has no hook that can wake the model"
 
 // wakeCell is one cell of the matrix and what it measured.
 type wakeCell struct {
@@ -286,7 +286,10 @@ func codexPlainWake(t *testing.T, codex string) []time.Duration {
 	term, _ := startTerminal(t, cmd)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("the session showed:\n%s\nthe call outputs: %q", term.String(), api.Outputs())
+			t.Logf("the call outputs: %q", api.Outputs())
+			for _, r := range api.Requests() {
+				t.Logf("a request at %s: %q", r.At.Format("15:04:05.000"), r.Texts)
+			}
 			logs, _ := filepath.Glob(filepath.Join(b.home, "state", "codex-wait-*.log"))
 			for _, l := range logs {
 				text, _ := os.ReadFile(l)
@@ -300,12 +303,22 @@ func codexPlainWake(t *testing.T, codex string) []time.Duration {
 	}
 	// Keys that come with the text are a paste to Codex: Enter waits for it.
 	testutil.Eventually(t, agentStep, "the prompt on screen", func() bool { return term.Contains("hello") })
-	testutil.Eventually(t, agentStep, "the first turn and its waiter", func() bool {
-		if len(api.Requests()) == 0 {
+	// The turn has ended when the API has been asked nothing, and the waiter
+	// (the Stop hook's, after the SessionStart hook's) not replaced, for a
+	// while.
+	var token string
+	var since time.Time
+	testutil.Eventually(t, agentStep, "the first turn's end and its waiter", func() bool {
+		reqs := api.Requests()
+		if len(reqs) == 0 {
 			term.tty.Write([]byte("\r"))
 			return false
 		}
-		return waiterOf(b) != ""
+		if w := waiterOf(b); w != token {
+			token, since = w, time.Now()
+		}
+		const quiet = 3 * time.Second
+		return token != "" && time.Since(since) >= quiet && time.Since(reqs[len(reqs)-1].At) >= quiet
 	})
 	return wakeRounds(t, b, "alice", api, matrixRounds, waiterIdle(t, b), codexQueueSettle)
 }

@@ -64,6 +64,9 @@ type Daemon struct {
 	// filed wakes the wake loop when a line is filed for a handle a row may act
 	// as (rowMayAct; buffered: one pass covers every line filed before it runs).
 	filed chan struct{}
+	// wakeTicker, when set, is the wake loop's ticker (wake.Loop.Ticker): a
+	// test's that never ticks shows a filing starts the wake's pass itself.
+	wakeTicker func(time.Duration) (<-chan time.Time, func())
 
 	view      *webView      // what the status page shows
 	pageKick  chan struct{} // asks the page's watch to look now
@@ -189,7 +192,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	sup.start(ctx, d.watchRun(ep, pres))
 	d.net.start(ctx, sup)
 	d.rows.start(ctx, sup, d.dialogEvery)
-	d.rows.startWake(ctx, sup, f, d.filed)
+	d.rows.startWake(ctx, sup, f, d.filed, d.wakeTicker)
 	// A line a client appends itself (route 1) kicks the wake as the daemon's own do.
 	sup.start(ctx, service{name: "inbox watch", run: func(ctx context.Context) error {
 		return filer.WatchInboxes(ctx, d.cfg.Home.InboxDir(), d.appendedTo)

@@ -10,9 +10,12 @@ import (
 	"github.com/sotcomm/sotd/wake"
 )
 
-// startWake runs the wake loop over the daemon's rows under sup.
-func (m *rowsManager) startWake(ctx context.Context, sup *supervisor, f *filer.Filer, filed <-chan struct{}) {
-	sup.start(ctx, service{name: "wake", run: m.wakeLoop(f, filed).Run})
+// startWake runs the wake loop over the daemon's rows under sup; ticker, when
+// set, stands in for the loop's 2 s ticker (a test's).
+func (m *rowsManager) startWake(ctx context.Context, sup *supervisor, f *filer.Filer, filed <-chan struct{}, ticker func(time.Duration) (<-chan time.Time, func())) {
+	loop := m.wakeLoop(f, filed)
+	loop.Ticker = ticker
+	sup.start(ctx, service{name: "wake", run: loop.Run})
 }
 
 // wakeLoop is the wake over these rows, reading inboxes through f. It keeps the

@@ -162,6 +162,9 @@ func (w *waiter) run() int {
 		return ExitOK
 	}
 	w.handle = me
+	// Without a daemon the session stays live ten minutes from its last
+	// comm command, as before: nothing to say.
+	_ = w.Session.KeepLive(me)
 	inbox, err := w.Session.Home.HandlePath(home.Inbox, me)
 	if err != nil {
 		w.note("sotd hook wait: %v; not waiting", err)

@@ -193,15 +193,22 @@ func (s *Session) displace(h holder) error {
 // its last command. With no daemon the join stands and one line says what the
 // session gives up.
 func (s *Session) watch(name string) {
-	id := s.ident()
-	if id.agentPID == 0 {
-		return
-	}
-	var done wire.Done
-	err := s.callDaemonWithin(watchWait, wire.OpSessionWatch, wire.SessionWatch{Handle: name, PID: id.agentPID, Start: id.agentStart}, &done)
-	if err != nil {
+	if err := s.KeepLive(name); err != nil {
 		s.warn("comm: @%s is not stamped live while its agent is idle (%v); it stays reachable for ten minutes after each comm command", name, err)
 	}
+}
+
+// KeepLive asks this box's daemon to stamp name live while this session's
+// agent runs, as a join inside the agent does; nil, and nothing asked, when no
+// agent is above this process. The doorbell calls it too: a person who joined
+// from the shell before starting the agent would otherwise go stale ten
+// minutes into an idle session, and mail to it be refused.
+func (s *Session) KeepLive(name string) error {
+	id := s.ident()
+	if id.agentPID == 0 {
+		return nil
+	}
+	return s.callDaemonWithin(watchWait, wire.OpSessionWatch, wire.SessionWatch{Handle: name, PID: id.agentPID, Start: id.agentStart}, &wire.Done{})
 }
 
 // watchWait bounds the watch call: a join never waits long on a daemon.

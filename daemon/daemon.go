@@ -67,6 +67,9 @@ type Daemon struct {
 	// filed wakes the wake loop when a line is filed for a handle a row may act
 	// as (rowMayAct; buffered: one pass covers every line filed before it runs).
 	filed chan struct{}
+	// wakeTicker, when set, is the wake loop's ticker (wake.Loop.Ticker): a
+	// test's that never ticks shows a filing starts the wake's pass itself.
+	wakeTicker func(time.Duration) (<-chan time.Time, func())
 
 	view      *page.Page // what the status page shows; set by Run before net
 	pageBatch *batcher   // files the page's messages; set by Run before the page serves

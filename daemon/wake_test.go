@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/daemon/internal/page"
+	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -143,4 +144,23 @@ func TestWakeSkipsMailNoRowCanTake(t *testing.T) {
 	if n := b.lists.Load() - before; n > allowed {
 		t.Errorf("the rows were listed %d times while %d lines were filed to a handle no row acts as (in %v), want at most %d: the filings started the wake's passes", n, lines, took.Round(time.Millisecond), allowed)
 	}
+}
+
+// TestWakeKickedByAClientsOwnAppend: a line a client appends to the inbox
+// itself (the protocol's route 1: no word to the daemon) for a row's handle
+// gets the notice typed into the row through the inbox watch's kick alone,
+// for the wake's ticker here never ticks.
+func TestWakeKickedByAClientsOwnAppend(t *testing.T) {
+	t.Parallel()
+	never := func(time.Duration) (<-chan time.Time, func()) { return nil, func() {} }
+	r := startRig(t, withRows(backendKinds(t)[0].Make(t)), func(d *Daemon) { d.wakeTicker = never })
+	c := r.dial(t)
+	_, log := wakeRow(t, c, "free", "Free-box")
+	filed := time.Now()
+	line := filer.Line{From: "bob", To: "Free-box", Repo: "r", Msg: "the build is green", TS: registry.Stamp(filed)}
+	if _, err := filer.New(r.home).Append("Free-box", []filer.Line{line}); err != nil {
+		t.Fatal(err)
+	}
+	rowstest.WaitFile(t, log, registry.WakeNotice+"\r", noticeWithin)
+	t.Logf("a client's own append to the notice submitted, no tick: %v", time.Since(filed).Round(10*time.Millisecond))
 }

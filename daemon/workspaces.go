@@ -15,5 +15,7 @@ func (d *Daemon) startRows(ctx context.Context, sup *supervisor, f *filer.Filer)
 	if workspace.Dialogs {
 		sup.start(ctx, service{name: "dialog watch", run: func(ctx context.Context) error { return d.rows.WatchDialogs(ctx, d.dialogEvery) }})
 	}
-	sup.start(ctx, service{name: "wake", run: d.rows.WakeLoop(f, d.filed).Run})
+	loop := d.rows.WakeLoop(f, d.filed)
+	loop.Ticker = d.wakeTicker
+	sup.start(ctx, service{name: "wake", run: loop.Run})
 }

@@ -129,11 +129,20 @@ func WaitCodexDetached(r Run) int {
 		return ExitFailed
 	}
 	r.Session.AsAgent(cw.AgentPID, cw.AgentStart)
-	w := &waiter{Run: r, st: newState(r.Session.Home, cw.SessionID),
+	w := &waiter{Run: r, st: newState(r.Session.Home, cw.SessionID), gather: codexGather,
 		agent: ancestry.Proc{PID: cw.AgentPID, Start: cw.AgentStart}, hasAgent: true}
 	w.ring = func() int { return w.queue(cw) }
 	return w.run()
 }
+
+// codexGather is how long a Codex waiter lets the inbox hold still before it
+// counts: lines sent a moment apart make one batch and one notice. Without it
+// a second line filed after the notice was queued, before Codex took it (4-10
+// s later), was a new batch, and the waiter a hook started in the notice's
+// turn queued a second notice, for mail that turn had already polled. Claude
+// Code's waiter needs none: it ends with its notice, and the turn's poll
+// reads a line that follows.
+const codexGather = time.Second
 
 // queueWait bounds `codex queue`, which writes one row into Codex's queue.
 const queueWait = 30 * time.Second

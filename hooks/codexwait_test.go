@@ -3,11 +3,13 @@ package hooks
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -17,16 +19,7 @@ import (
 // shares the Stop hook's record of the batch announced; it ends quietly, with
 // no ring, when its codex exits.
 func TestCodexWaiterQueuesTheNotice(t *testing.T) {
-	s := joined(t, newClock())
-	t.Setenv(home.EnvName, "alice")
-	codex := filepath.Join(t.TempDir(), "codex")
-	calls := codex + ".calls"
-	if err := os.WriteFile(codex, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"$0.calls\"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	agent, p := helperAgent(t)
-	in, _ := json.Marshal(codexWaiter{SessionID: "s-1", AgentPID: p.PID, AgentStart: p.Start, Program: codex})
-	rung := func() string { b, _ := os.ReadFile(calls); return string(b) }
+	s, agent, in, rung := codexWaiterSetup(t)
 
 	w := startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
 	mail(t, s, "bob", "alice", "the body stays in the inbox")
@@ -42,8 +35,8 @@ func TestCodexWaiterQueuesTheNotice(t *testing.T) {
 	}
 
 	w = startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
-	agent.Cmd.Process.Kill()
-	agent.Cmd.Wait()
+	agent.Process.Kill()
+	agent.Wait()
 	if code := w.ended(t, 10*time.Second, "the waiter's end after its codex"); code != ExitOK || w.stderr() != "" {
 		t.Fatalf("the waiter exited %d with %q after its codex, want 0 and nothing said", code, w.stderr())
 	}
@@ -61,4 +54,52 @@ func TestCodexWaiterInput(t *testing.T) {
 			t.Errorf("input %s: exit %d, want %d", in, code, ExitFailed)
 		}
 	}
+}
+
+// Two lines sent a moment apart are one batch to a Codex waiter: it rings
+// once, and a waiter started after it (as a hook in the notice's turn starts
+// one) does not ring again for the second line.
+func TestCodexWaiterGathersLinesSentTogether(t *testing.T) {
+	s, agent, in, rung := codexWaiterSetup(t)
+	rings := func() int { return strings.Count(rung(), "queue\n") }
+
+	w := startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	mail(t, s, "bob", "alice", "one")
+	// Within codexGather, as a second `sotd send` right after the first.
+	time.Sleep(codexGather / 3)
+	mail(t, s, "bob", "alice", "two")
+	if code := w.ended(t, 10*time.Second, "the ring"); code != ExitOK {
+		t.Fatalf("the waiter exited %d with %q, want 0 after it rang", code, w.stderr())
+	}
+	w = startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
+	// Its first look comes codexGather after its start; a ring would follow.
+	for end := time.Now().Add(3 * codexGather); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if n := rings(); n != 1 {
+			t.Fatalf("codex was rung %d times for two lines sent together, want once", n)
+		}
+	}
+	agent.Process.Kill()
+	agent.Wait()
+	if code := w.ended(t, 10*time.Second, "the waiter's end after its codex"); code != ExitOK {
+		t.Fatalf("the waiter exited %d with %q after its codex, want 0", code, w.stderr())
+	}
+	if n := rings(); n != 1 {
+		t.Fatalf("codex was rung %d times for two lines sent together, want once", n)
+	}
+}
+
+// codexWaiterSetup is a session joined as @alice, a helper agent for its
+// codex, the detached waiter's input naming a fake codex that records its
+// arguments, and what that codex was run with so far, one argument a line.
+func codexWaiterSetup(t *testing.T) (*client.Session, *exec.Cmd, []byte, func() string) {
+	s := joined(t, newClock())
+	t.Setenv(home.EnvName, "alice")
+	codex := filepath.Join(t.TempDir(), "codex")
+	calls := codex + ".calls"
+	if err := os.WriteFile(codex, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"$0.calls\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agent, p := helperAgent(t)
+	in, _ := json.Marshal(codexWaiter{SessionID: "s-1", AgentPID: p.PID, AgentStart: p.Start, Program: codex})
+	return s, agent.Cmd, in, func() string { b, _ := os.ReadFile(calls); return string(b) }
 }

@@ -144,7 +144,10 @@ type waiter struct {
 	hasAgent bool
 	// ring tells the session of its mail and is the waiter's exit code; nil
 	// is Claude Code's rewake (see wake).
-	ring   func() int
+	ring func() int
+	// gather is how long the inbox must hold still before a change is
+	// counted, so lines sent together make one batch (see codexGather).
+	gather time.Duration
 	handle string
 	token  string // this waiter's mark in the session's wait file
 }
@@ -159,6 +162,9 @@ func (w *waiter) run() int {
 		return ExitOK
 	}
 	w.handle = me
+	// Without a daemon the session stays live ten minutes from its last
+	// comm command, as before: nothing to say.
+	_ = w.Session.KeepLive(me)
 	inbox, err := w.Session.Home.HandlePath(home.Inbox, me)
 	if err != nil {
 		w.note("sotd hook wait: %v; not waiting", err)
@@ -170,10 +176,15 @@ func (w *waiter) run() int {
 		return ExitFailed
 	}
 	end := time.Now().Add(w.life)
-	var seen home.Stamp
+	var seen, changed home.Stamp
+	var changedAt time.Time
 	counted, checked := false, time.Now()
 	for {
-		if now := home.StampOf(inbox); !counted || !now.Same(seen) {
+		now := home.StampOf(inbox)
+		if !now.Same(changed) {
+			changed, changedAt = now, time.Now()
+		}
+		if (!counted || !now.Same(seen)) && time.Since(changedAt) >= w.gather {
 			code, done := w.look()
 			if done {
 				return code

@@ -114,6 +114,13 @@ func onTerminal(t *testing.T, b *box, dir string, env []string, args ...string) 
 	cmd := exec.Command(sotdBin, args...)
 	cmd.Env = append(append(b.env(""), "TERM=xterm-256color"), env...)
 	cmd.Dir = dir
+	return startTerminal(t, cmd)
+}
+
+// startTerminal starts cmd on a new pty of 130x45, its controlling terminal,
+// and returns the terminal and the command's end; the test's end kills it.
+func startTerminal(t *testing.T, cmd *exec.Cmd) (*terminal, <-chan error) {
+	t.Helper()
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 130, Rows: 45})
 	if err != nil {
 		t.Fatal(err)

@@ -228,8 +228,17 @@ func codexInstalled(t *testing.T, b *box, api *fakeopenai.Server, config string,
 	return codexHome
 }
 
-// dialRows is a CLI connection to the box's daemon, for the row ops.
+// dialRows is a CLI connection to the box's daemon, for the row ops; the
+// daemon closes it after a minute without a call.
 func dialRows(t *testing.T, b *box) *wire.Client {
+	t.Helper()
+	c := dialCLI(t, b)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dialCLI is a new CLI connection to the box's daemon; the caller closes it.
+func dialCLI(t *testing.T, b *box) *wire.Client {
 	t.Helper()
 	u, err := user.Current()
 	if err != nil {
@@ -241,7 +250,6 @@ func dialRows(t *testing.T, b *box) *wire.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 

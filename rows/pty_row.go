@@ -37,6 +37,7 @@ type ptyRow struct {
 
 	mu       sync.Mutex // guards the fields below
 	emu      *vt.Emulator
+	osc      oscGuard // what the emulator is given of an OSC string
 	drawn    bool
 	ending   bool
 	exited   bool
@@ -69,7 +70,7 @@ func (r *ptyRow) read() {
 		n, err := r.proc.Read(buf)
 		if n > 0 {
 			r.mu.Lock()
-			_, _ = r.emu.Write(buf[:n])
+			_, _ = r.emu.Write(r.osc.clean(buf[:n]))
 			r.drawn = true
 			r.tellWatchersLocked(buf[:n])
 			r.mu.Unlock()

@@ -196,8 +196,8 @@ func newcomer(t *testing.T, claude, codex string) {
 		return strings.Contains(results(), pong)
 	})
 	claudeScreen, codexScreen := look()
-	tr.add(alpha, "(Claude Code's row, as sotd rows screen "+claudeRow+" shows it)", lastLines(claudeScreen, 14))
-	tr.add(beta, "(Codex's row, as sotd rows screen "+codexRow+" shows it)", lastLines(codexScreen, 14))
+	tr.add(alpha, "(Claude Code's row, as sotd rows screen "+claudeRow+" shows it)", lastLines(claudeScreen, 20))
+	tr.add(beta, "(Codex's row, as sotd rows screen "+codexRow+" shows it)", lastLines(codexScreen, 20))
 
 	// What the install wrote is as it left it; the agents' own state files
 	// changed as they run, and are named.
@@ -222,6 +222,9 @@ func newcomer(t *testing.T, claude, codex string) {
 		}
 	}
 	t.Logf("changed by the agents themselves during the run: %q", changed)
+	if b, err := os.ReadFile(filepath.Join(codexHome, "config.toml")); err == nil {
+		t.Logf("Codex's config.toml after the run:\n%s", b)
+	}
 	t.Logf("%s: install to a mailed answer with no prompt for a person: %v", claude, time.Since(started).Round(10*time.Millisecond))
 }
 
@@ -323,11 +326,12 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines[:min(n, len(lines))], "")
 }
 
-// lastLines is a screen's last n lines that hold anything.
+// lastLines is a screen's last n lines that hold anything, without the
+// trailer sotd rows screen adds (cols=…, dim=…).
 func lastLines(s string, n int) string {
 	var kept []string
 	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "cols=") && !strings.HasPrefix(l, "dim=") {
 			kept = append(kept, strings.TrimRight(l, " "))
 		}
 	}

@@ -40,6 +40,9 @@ func codexTrustEdit(shown, path string, body []byte, sotd string, want bool) (ed
 		return e, nil
 	}
 	if _, err := toml.Decode(string(old), new(any)); err != nil {
+		if !want {
+			return edit{}, fmt.Errorf("%s is not Codex's config (%v); fix it by hand and uninstall again", config, err)
+		}
 		return edit{}, fmt.Errorf("%s is not Codex's config (%v); fix it by hand, or install with --no-trust", config, err)
 	}
 	found, err := sotdHooks(body, path)

@@ -91,12 +91,7 @@ func TestInstallNeverTrustsAHandEdit(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "hooks.json")
 	install(t, c, Codex, settings, "sotd")
-	b, _ := os.ReadFile(settings)
-	edited := strings.Replace(string(b), `"command": "sotd hook stop",`, `"command": "sotd hook stop", "timeout": 5,`, 1)
-	if edited == string(b) {
-		t.Fatalf("no Stop hook to edit in:\n%s", b)
-	}
-	os.WriteFile(settings, []byte(edited), 0o600)
+	editStopHook(t, settings)
 	if got := trusts(t, settings)["Stop stop"]; got != Modified {
 		t.Fatalf("the edited Stop hook is %s, want modified", got)
 	}
@@ -126,5 +121,19 @@ func TestInstallTrustLeavesOtherForms(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(cfg); string(b) != inline {
 		t.Errorf("config.toml was changed:\n%s", b)
+	}
+}
+
+// editStopHook edits sotd's Stop hook in hooks.json by hand, as a person
+// might: a timeout added.
+func editStopHook(t *testing.T, settings string) {
+	t.Helper()
+	b, _ := os.ReadFile(settings)
+	edited := strings.Replace(string(b), `"command": "sotd hook stop",`, `"command": "sotd hook stop", "timeout": 5,`, 1)
+	if edited == string(b) {
+		t.Fatalf("no Stop hook to edit in:\n%s", b)
+	}
+	if err := os.WriteFile(settings, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

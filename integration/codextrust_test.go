@@ -27,27 +27,8 @@ import (
 // TestCodexMailNeedsNoApproval and TestNewcomer.)
 func TestCodexAsksAboutAHookEditedAfterInstall(t *testing.T) {
 	t.Parallel()
-	codex := realCodex(t, "Codex's trust in sotd's hooks")
-	api, err := fakeopenai.Start(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.Close() })
-	b := newBox(t, "box")
-	proj := filepath.Join(filepath.Dir(b.home), "proj")
-	codexHome := codexInstalled(t, b, api, "", nil, proj)
-	settings := filepath.Join(codexHome, "hooks.json")
-	body, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(body), `"command": "sotd hook stop",`, `"command": "sotd hook stop", "timeout": 5,`, 1)
-	if edited == string(body) {
-		t.Fatalf("no Stop hook to edit in:\n%s", body)
-	}
-	if err := os.WriteFile(settings, []byte(edited), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	codex, b, proj, settings := trustBox(t)
+	editStopHook(t, settings)
 	b.serve()
 	out := b.run("", "", "doctor").stdout
 	if !strings.Contains(out, "WARN  codex hooks    Codex skips sotd's hooks in "+settings+": changed since sotd wrote them, and not trusted as they are now: Stop") ||
@@ -66,16 +47,7 @@ func TestCodexAsksAboutAHookEditedAfterInstall(t *testing.T) {
 // edited by hand after the install is "modified" to Codex, as to sotd.
 func TestCodexListsInstalledHooksTrusted(t *testing.T) {
 	t.Parallel()
-	codex := realCodex(t, "Codex's trust in sotd's hooks")
-	api, err := fakeopenai.Start(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.Close() })
-	b := newBox(t, "box")
-	proj := filepath.Join(filepath.Dir(b.home), "proj")
-	codexHome := codexInstalled(t, b, api, "", nil, proj)
-	settings := filepath.Join(codexHome, "hooks.json")
+	codex, b, proj, settings := trustBox(t)
 	agree := func(want map[string]hooks.Trust) {
 		t.Helper()
 		ct, err := hooks.ReadCodexTrust(settings)
@@ -105,16 +77,42 @@ func TestCodexListsInstalledHooksTrusted(t *testing.T) {
 	}
 	agree(want)
 
+	editStopHook(t, settings)
+	want[settings+":stop:0:0"] = hooks.Modified
+	agree(want)
+}
+
+// trustBox is a box whose Codex home has sotd's hooks installed (and so
+// trusted), for a project folder: the real codex, the box, the folder and
+// hooks.json.
+func trustBox(t *testing.T) (codex string, b *box, proj, settings string) {
+	t.Helper()
+	codex = realCodex(t, "Codex's trust in sotd's hooks")
+	api, err := fakeopenai.Start(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
+	b = newBox(t, "box")
+	proj = filepath.Join(filepath.Dir(b.home), "proj")
+	return codex, b, proj, filepath.Join(codexInstalled(t, b, api, "", nil, proj), "hooks.json")
+}
+
+// editStopHook edits sotd's Stop hook in hooks.json by hand, as a person
+// might: a timeout added.
+func editStopHook(t *testing.T, settings string) {
+	t.Helper()
 	body, err := os.ReadFile(settings)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edited := strings.Replace(string(body), `"command": "sotd hook stop",`, `"command": "sotd hook stop", "timeout": 5,`, 1)
+	if edited == string(body) {
+		t.Fatalf("no Stop hook to edit in:\n%s", body)
+	}
 	if err := os.WriteFile(settings, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want[settings+":stop:0:0"] = hooks.Modified
-	agree(want)
 }
 
 // listedHook is one hook as Codex's hooks/list reports it.

@@ -29,8 +29,14 @@ func checkCodexHooks(e Env) Check {
 		return c
 	}
 	by := map[hooks.Trust][]string{}
+	var edited []string
 	for _, h := range ct.Hooks {
-		by[h.Trust] = append(by[h.Trust], h.Event)
+		switch {
+		case h.Trust != hooks.Trusted && h.Trust != hooks.Disabled && !h.Written:
+			edited = append(edited, h.Event)
+		default:
+			by[h.Trust] = append(by[h.Trust], h.Event)
+		}
 	}
 	var bad, fixes []string
 	if evs := by[hooks.Untrusted]; len(evs) > 0 {
@@ -39,8 +45,12 @@ func checkCodexHooks(e Env) Check {
 	if evs := by[hooks.Modified]; len(evs) > 0 {
 		bad = append(bad, "trust recorded for a different command: "+strings.Join(evs, ", "))
 	}
-	if len(bad) > 0 {
-		fixes = append(fixes, "Trust them once: "+hooks.TrustHow+".")
+	if len(by[hooks.Untrusted])+len(by[hooks.Modified]) > 0 {
+		fixes = append(fixes, "Run sotd hooks install --codex, which records Codex's trust in the hooks it writes; or trust them once yourself: "+hooks.TrustHow+".")
+	}
+	if len(edited) > 0 {
+		bad = append(bad, "changed since sotd wrote them, and not trusted as they are now: "+strings.Join(edited, ", "))
+		fixes = append(fixes, "If you meant the change, trust it: "+hooks.TrustHow+"; else sotd hooks uninstall --codex, then sotd hooks install --codex, puts sotd's back, trusted.")
 	}
 	if evs := by[hooks.Disabled]; len(evs) > 0 {
 		bad = append(bad, "turned off: "+strings.Join(evs, ", "))

@@ -14,11 +14,12 @@ import (
 	"github.com/sotcomm/sotd/hooks"
 )
 
-func codexInstall(t *testing.T, codexHome, sotd string) {
+// codexInstall installs sotd's Codex hooks, with --no-trust when noTrust.
+func codexInstall(t *testing.T, codexHome, sotd string, noTrust bool) {
 	t.Helper()
 	var out strings.Builder
 	in := hooks.Install{Agent: hooks.Codex, Settings: filepath.Join(codexHome, "hooks.json"), Sotd: sotd,
-		Home: home.Home{Dir: filepath.Join(codexHome, "comm")}, Out: &out, Now: time.Now}
+		Home: home.Home{Dir: filepath.Join(codexHome, "comm")}, NoTrust: noTrust, Out: &out, Now: time.Now}
 	if code := in.Run(); code != hooks.ExitOK {
 		t.Fatalf("install: %d %s", code, out.String())
 	}
@@ -54,11 +55,17 @@ func TestCheckCodexHooks(t *testing.T) {
 		fix    []string
 	}{
 		{"none installed", func() {}, OK, []string{"no sotd hook in " + dir}, nil},
-		{"installed, not trusted", func() { codexInstall(t, dir, "sotd") }, Warn,
-			[]string{"installed but not trusted: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{`"Trust all and continue"`, "/hooks"}},
+		{"installed with --no-trust", func() { codexInstall(t, dir, "sotd", true) }, Warn,
+			[]string{"installed but not trusted: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{"sotd hooks install --codex", `"Trust all and continue"`, "/hooks"}},
 		{"trusted", func() { trustAll(t, dir, "") }, OK, []string{"7 sotd hooks in", "each trusted"}, nil},
-		{"a reinstall of another sotd", func() { codexInstall(t, dir, "/opt/sotd/bin/sotd") }, Warn,
-			[]string{"trust recorded for a different command: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{"Trust them once"}},
+		{"a reinstall of another sotd with --no-trust", func() { codexInstall(t, dir, "/opt/sotd/bin/sotd", true) }, Warn,
+			[]string{"trust recorded for a different command: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop"}, []string{"sotd hooks install --codex"}},
+		{"installed: trusted by the install", func() { codexInstall(t, dir, "sotd", false) }, OK, []string{"7 sotd hooks in", "each trusted"}, nil},
+		{"a hook edited by hand after the install", func() {
+			p := filepath.Join(dir, "hooks.json")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), `"command": "sotd hook stop",`, `"command": "sotd hook stop", "timeout": 5,`, 1)), 0o600)
+		}, Warn, []string{"changed since sotd wrote them, and not trusted as they are now: Stop"}, []string{"If you meant the change", "sotd hooks uninstall --codex, then sotd hooks install --codex"}},
 		{"turned off, feature off", func() {
 			trustAll(t, dir, "[features]\nhooks = false\n")
 			p := filepath.Join(dir, "config.toml")
@@ -170,7 +177,7 @@ func TestCheckCodexRules(t *testing.T) {
 		fix    string
 	}{
 		{"none installed", func() {}, OK, "no sotd rules at " + rules, ""},
-		{"installed", func() { codexInstall(t, dir, "sotd") }, OK, rules + " lets Codex run the mail verbs outside its sandbox", ""},
+		{"installed", func() { codexInstall(t, dir, "sotd", false) }, OK, rules + " lets Codex run the mail verbs outside its sandbox", ""},
 		{"taken out", func() { os.Remove(rules) }, Warn, "sotd's rules at " + rules + " are missing", "Run sotd hooks install --codex."},
 		{"another's file", func() {
 			os.WriteFile(rules, []byte("prefix_rule(pattern = [\"make\"], decision = \"allow\")\n"), 0o600)

@@ -115,10 +115,16 @@ func Run(e Env) Report {
 }
 
 // WriteText prints the report for a person: one line a check, its fix under
-// it, then a verdict naming every failed check.
+// it, then a verdict naming every failed check. The verdict is the line read
+// last, so a healthy one counts the warnings above it: "healthy" alone would
+// read as nothing to do.
 func (r Report) WriteText(w io.Writer) {
 	var failed []string
+	warned := 0
 	for _, c := range r.Checks {
+		if c.Level == Warn {
+			warned++
+		}
 		fmt.Fprintf(w, "%-4s  %-14s %s\n", strings.ToUpper(string(c.Level)), c.Name, c.Detail)
 		if c.Fix != "" {
 			fmt.Fprintf(w, "      %-14s fix: %s\n", "", c.Fix)
@@ -127,7 +133,11 @@ func (r Report) WriteText(w io.Writer) {
 			failed = append(failed, c.Name)
 		}
 	}
-	if r.Healthy {
+	switch {
+	case r.Healthy && warned > 0:
+		fmt.Fprintf(w, "healthy, %d %s (see WARN above)\n", warned, plural(warned, "warning", "warnings"))
+		return
+	case r.Healthy:
 		fmt.Fprintln(w, "healthy")
 		return
 	}

@@ -42,8 +42,6 @@ func codexAdvice(settings string) string {
 	case len(waiting) > 0:
 		fmt.Fprintf(&b, "Codex runs a hook only once you trust it, and skips an untrusted one without a word; not trusted yet: %s.\n", strings.Join(waiting, ", "))
 		fmt.Fprintf(&b, "Trust them once: %s. A change to a hook's command needs this again; `sotd doctor` shows which are trusted.\n", TrustHow)
-	default:
-		fmt.Fprintf(&b, "Codex trusts every sotd hook (%s).\n", ct.Config)
 	}
 	if ct.FeatureOff {
 		fmt.Fprintf(&b, "Codex's hooks feature is off ([features] hooks = false in %s), so no hook runs: set it to true.\n", ct.Config)

@@ -50,6 +50,9 @@ type CodexHook struct {
 	Key     string // its [hooks.state] key in config.toml
 	Hash    string // the trusted_hash that trusts it as it is
 	Trust   Trust
+	// Written: the hook is as `sotd hooks install` writes it for its command;
+	// false when it was changed by hand since.
+	Written bool
 }
 
 // CodexTrust is sotd's hooks in a Codex home and Codex's trust in them.
@@ -133,6 +136,7 @@ func judge(states map[string]hookState, places []string, h placed) (string, Trus
 // ReadCodexTrust makes the whole key.
 type placed struct {
 	CodexHook
+	spec           hookSpec
 	group, handler int
 }
 
@@ -162,15 +166,26 @@ func sotdHooks(b []byte, path string) ([]placed, error) {
 			continue
 		}
 		for h := range sotdHandlers(groups, sp.args) {
+			command, hash := h.handler.text("command"), codexHookHash(sp.event, h.group, h.handler)
 			found = append(found, placed{CodexHook{
 				Event:   sp.event,
-				Command: h.handler.text("command"),
+				Command: command,
 				Key:     eventLabel(sp.event),
-				Hash:    codexHookHash(sp.event, h.group, h.handler),
-			}, h.gi, h.hi})
+				Hash:    hash,
+				Written: hash == writtenHash(sp, command),
+			}, sp, h.gi, h.hi})
 		}
 	}
 	return found, nil
+}
+
+// writtenHash is the hash of sp's hook as the install writes it to run command.
+func writtenHash(sp hookSpec, command string) string {
+	group := object{}
+	if sp.matcher != "" {
+		group.put("matcher", sp.matcher)
+	}
+	return codexHookHash(sp.event, group, sp.handler(command))
 }
 
 // eventLabel is an event's name in Codex's keys: PreToolUse is pre_tool_use.

@@ -65,27 +65,33 @@ func allAre(t *testing.T, got map[string]Trust, want Trust) {
 	}
 }
 
-// Trust as Codex records it: none after an install; every hook trusted with the
-// hashes the real Codex wrote; a reinstall that keeps the commands keeps the
-// trust, one that changes them (another sotd) needs review again; a hook turned
-// off, or Codex's hooks feature off, is told.
+// untrusted installs sotd's Codex hooks with --no-trust.
+func untrusted(t *testing.T, c *testutil.Clock, settings, sotd string) string {
+	t.Helper()
+	return installAs(t, c, Install{Agent: Codex, Settings: settings, Sotd: sotd, NoTrust: true})
+}
+
+// Trust as Codex records it: none after an install with --no-trust; every hook
+// trusted with the hashes the real Codex wrote; a reinstall that keeps the
+// commands keeps the trust, one that changes them (another sotd) needs review
+// again; a hook turned off, or Codex's hooks feature off, is told.
 func TestReadCodexTrust(t *testing.T) {
 	c := newClock()
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "hooks.json")
-	install(t, c, Codex, settings, "sotd")
+	untrusted(t, c, settings, "sotd")
 	allAre(t, trusts(t, settings), Untrusted)
 
 	trustAll(t, settings, "")
 	allAre(t, trusts(t, settings), Trusted)
 
-	install(t, c, Codex, settings, "sotd")
+	untrusted(t, c, settings, "sotd")
 	allAre(t, trusts(t, settings), Trusted)
 
-	install(t, c, Codex, settings, "/opt/sotd/bin/sotd")
+	untrusted(t, c, settings, "/opt/sotd/bin/sotd")
 	allAre(t, trusts(t, settings), Modified)
 
-	install(t, c, Codex, settings, "sotd")
+	untrusted(t, c, settings, "sotd")
 	trustAll(t, settings, "\n[features]\nhooks = false\n")
 	ct, err := ReadCodexTrust(settings)
 	if err != nil || !ct.FeatureOff {
@@ -93,31 +99,33 @@ func TestReadCodexTrust(t *testing.T) {
 	}
 }
 
-// The install says what Codex makes of the hooks: which wait for trust and how
-// to give it, or that all are trusted; and always to run codex --no-daemon. A
-// second install writes hooks.json byte for byte as the first did, so the trust
-// given holds.
+// With --no-trust the install says which hooks wait for a person's trust and
+// how to give it; and always to run codex --no-daemon. A second install writes
+// hooks.json byte for byte as the first did, so the trust given holds.
 func TestInstallTellsCodexTrust(t *testing.T) {
 	c := newClock()
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "hooks.json")
-	out := install(t, c, Codex, settings, "sotd")
+	out := untrusted(t, c, settings, "sotd")
 	for _, want := range []string{"not trusted yet: UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop, SessionStart.", `"Trust all and continue"`, "codex --no-daemon"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the first install's output lacks %q:\n%s", want, out)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, "config.toml")); err == nil {
+		t.Error("an install with --no-trust wrote config.toml")
+	}
 	first, _ := os.ReadFile(settings)
 	trustAll(t, settings, "")
-	out = install(t, c, Codex, settings, "sotd")
+	out = untrusted(t, c, settings, "sotd")
 	if again, _ := os.ReadFile(settings); string(again) != string(first) {
 		t.Errorf("the second install rewrote hooks.json:\n%s\nwas:\n%s", again, first)
 	}
-	if !strings.Contains(out, "Codex trusts every sotd hook") || strings.Contains(out, "not trusted") || !strings.Contains(out, "codex --no-daemon") {
+	if strings.Contains(out, "not trusted") || !strings.Contains(out, "codex --no-daemon") {
 		t.Errorf("the install after trust says:\n%s", out)
 	}
 	trustAll(t, settings, "\n[features]\nhooks = false\n")
-	if out = install(t, c, Codex, settings, "sotd"); !strings.Contains(out, "hooks feature is off") {
+	if out = untrusted(t, c, settings, "sotd"); !strings.Contains(out, "hooks feature is off") {
 		t.Errorf("the install with hooks off says:\n%s", out)
 	}
 }
@@ -176,7 +184,7 @@ func TestReadCodexTrustSymlinkedHome(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skipf("no symlinks here: %v", err)
 	}
-	install(t, c, Codex, filepath.Join(link, "hooks.json"), "sotd")
+	untrusted(t, c, filepath.Join(link, "hooks.json"), "sotd")
 	ct, err := ReadCodexTrust(filepath.Join(link, "hooks.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +193,11 @@ func TestReadCodexTrustSymlinkedHome(t *testing.T) {
 		t.Errorf("untrusted Stop's key %q, want the resolved path's %q", ct.Hooks[len(ct.Hooks)-1].Key, want)
 	}
 	trustAll(t, filepath.Join(real, "hooks.json"), "")
+	allAre(t, trusts(t, filepath.Join(link, "hooks.json")), Trusted)
+
+	// The install's own records are keyed as Codex keys them.
+	os.Remove(filepath.Join(real, "config.toml"))
+	install(t, c, Codex, filepath.Join(link, "hooks.json"), "sotd")
 	allAre(t, trusts(t, filepath.Join(link, "hooks.json")), Trusted)
 }
 

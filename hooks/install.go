@@ -172,8 +172,11 @@ type Install struct {
 	// with no approval (Claude Code's allow rules, Codex's rules file), and
 	// takes out those an earlier install added: see PermissionRules, CodexRules.
 	NoPermissions bool
-	Out           io.Writer
-	Now           func() time.Time
+	// NoTrust leaves Codex's config.toml alone: the person trusts the hooks
+	// in Codex (see codexTrustEdit).
+	NoTrust bool
+	Out     io.Writer
+	Now     func() time.Time
 }
 
 // change is what Install did for one hook.
@@ -271,6 +274,13 @@ func (in Install) run() error {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
 		edits = append(edits, rules)
+		if !in.NoTrust {
+			trust, err := codexTrustEdit(shown, path, hooks.body, in.Sotd, true)
+			if err != nil {
+				return fmt.Errorf("%v; nothing was changed", err)
+			}
+			edits = append(edits, trust)
+		}
 	}
 	changed := apply(in.Out, edits, in.Now(), &err)
 	if err != nil {
@@ -457,7 +467,11 @@ func (un Uninstall) run() error {
 		if err != nil {
 			return fmt.Errorf("%v; nothing was changed", err)
 		}
-		edits = append(edits, rules)
+		trust, err := codexTrustEdit(shown, path, old, "", false)
+		if err != nil {
+			return fmt.Errorf("%v; nothing was changed", err)
+		}
+		edits = append(edits, rules, trust)
 	}
 	changed := apply(un.Out, edits, un.Now(), &err)
 	if err != nil {

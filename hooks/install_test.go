@@ -28,8 +28,15 @@ func commHome(t *testing.T, settings string) home.Home {
 
 func install(t *testing.T, c *testutil.Clock, agent Agent, settings, sotd string) string {
 	t.Helper()
+	return installAs(t, c, Install{Agent: agent, Settings: settings, Sotd: sotd})
+}
+
+// installAs runs in with the test's comm home, output and clock.
+func installAs(t *testing.T, c *testutil.Clock, in Install) string {
+	t.Helper()
 	var out bytes.Buffer
-	if code := (Install{Agent: agent, Settings: settings, Sotd: sotd, Home: commHome(t, settings), Out: &out, Now: c.Now}).Run(); code != ExitOK {
+	in.Home, in.Out, in.Now = commHome(t, in.Settings), &out, c.Now
+	if code := in.Run(); code != ExitOK {
 		t.Fatalf("install: exit %d: %s", code, out.String())
 	}
 	return out.String()

@@ -177,7 +177,7 @@ func spawnRow(t *testing.T, b *box, handle, agent, dir string, argv ...string) s
 // codexInstalled readies a box for real Codex rows in the given project
 // folders (made here, trusted): a Codex home at the API, with config beside the
 // provider's, and sotd's hooks installed (`sotd hooks install --codex` with
-// more args) and trusted as Codex's "Trust all" records it. It returns the
+// more args), which records Codex's trust in them. It returns the
 // Codex home; the test's end stops any shared app-server a codex started
 // there.
 func codexInstalled(t *testing.T, b *box, api *fakeopenai.Server, config string, args []string, projects ...string) string {
@@ -215,15 +215,13 @@ func codexInstalled(t *testing.T, b *box, api *fakeopenai.Server, config string,
 	if err != nil || len(ct.Hooks) != 7 {
 		t.Fatalf("the installed hooks: %+v, %v", ct.Hooks, err)
 	}
-	trust := config + "\n[hooks.state]\n"
 	for _, h := range ct.Hooks {
 		if !strings.HasPrefix(h.Command, "sotd hook ") {
 			t.Fatalf("%s's command %q does not run sotd by name", h.Event, h.Command)
 		}
-		trust += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
-	}
-	if err := os.WriteFile(ct.Config, []byte(trust), 0o600); err != nil {
-		t.Fatal(err)
+		if h.Trust != hooks.Trusted {
+			t.Fatalf("%s is %s after the install, which records Codex's trust", h.Event, h.Trust)
+		}
 	}
 	return codexHome
 }

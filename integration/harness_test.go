@@ -66,6 +66,9 @@ type box struct {
 	hosts string   // its hosts.toml ($SOT_HOSTS); absent unless a test writes it
 	extra []string // more environment for every process of the box
 	sock  string   // the daemon's socket ($SOT_SOCKET) when not in the home
+	// defaults: the box runs on sotd's defaults, as a newcomer's does: no
+	// SOT_ variable, so home is $HOME/.sot-comm and host the host's name.
+	defaults bool
 }
 
 func newBox(t testing.TB, host string) *box {
@@ -90,7 +93,9 @@ func (b *box) env(handle string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host, "SOT_HOSTS="+b.hosts)
+	if !b.defaults {
+		env = append(env, "SOT_COMM_HOME="+b.home, "SOT_SELF_HOST="+b.host, "SOT_HOSTS="+b.hosts)
+	}
 	env = append(env, b.extra...)
 	if b.sock != "" {
 		env = append(env, home.EnvSocket+"="+b.sock)

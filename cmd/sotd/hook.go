@@ -59,7 +59,7 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "hooks", args)
 	}
 	verb := args[0]
-	var claude, codex, noPerms bool
+	var claude, codex, noPerms, noTrust bool
 	var settings string
 	rest, ok := flags("hooks "+verb, args[1:], stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&claude, "claude", false, "Claude Code's hooks and skill")
@@ -67,6 +67,7 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.StringVar(&settings, "settings", "", "the settings file to edit")
 		if verb == "install" {
 			fs.BoolVar(&noPerms, "no-permissions", false, "add no rule that lets the agent run the mail verbs with no approval")
+			fs.BoolVar(&noTrust, "no-trust", false, "record no trust in Codex's hooks: trust them yourself in Codex")
 		}
 	})
 	// An install with no agent named is for each agent on PATH; an uninstall,
@@ -94,7 +95,7 @@ func runHooks(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := hooks.ExitOK
 	for _, a := range agents {
-		if c := (hooks.Install{Agent: a, Settings: settings, NoPermissions: noPerms, Out: stdout, Now: time.Now}).Run(); c != hooks.ExitOK {
+		if c := (hooks.Install{Agent: a, Settings: settings, NoPermissions: noPerms, NoTrust: noTrust, Out: stdout, Now: time.Now}).Run(); c != hooks.ExitOK {
 			code = c
 		}
 	}

@@ -259,7 +259,7 @@ Exit 0, or 1 when the hook could not do its job; never 2 (which would block the
 agent's prompt or tool) but wait's wake. "sotd hooks install" writes these into
 an agent's settings; sotd's Claude Code plugin brings them too.`, runHook},
 			{"hooks", "install sotd's hooks and instructions into an agent's settings", `
-usage: sotd hooks install [--claude|--codex [--settings PATH]] [--no-permissions]
+usage: sotd hooks install [--claude|--codex [--settings PATH]] [--no-permissions] [--no-trust]
        sotd hooks uninstall --claude|--codex [--settings PATH]
 
 install with no agent named installs for each agent whose program (claude,
@@ -279,7 +279,14 @@ and mcp__sot-comm for the MCP tools), for Codex rules/sot-comm.rules beside
 hooks.json (prefix rules that run them outside its sandbox, where they fail).
 --no-permissions leaves them out (and takes out those an earlier install added).
 
-uninstall removes exactly those: sotd's hooks and rules (every other hook, rule
+Codex runs a hook only once it is trusted as it is. Running the install is
+consent to the hooks it writes, so for Codex it records that trust in
+config.toml beside hooks.json ([hooks.state."<hooks.json>:<event>:<group>:<hook>"]
+trusted_hash, as Codex's own "Trust all" does), for exactly those hooks as
+written; a hook changed by hand after is not trusted ("sotd doctor" says so).
+--no-trust leaves config.toml alone: trust them in Codex's /hooks yourself.
+
+uninstall removes exactly those: sotd's hooks, rules and trust records (every other hook, rule
 and key stays; a file unchanged since but for them gets its old bytes back from
 the backup), the skill, or the AGENTS.md section.`, runHooks},
 			{"mcp", "serve the mail verbs as MCP tools over stdio", `

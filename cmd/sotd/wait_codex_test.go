@@ -170,8 +170,7 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 }
 
 // codexTrusted readies a Codex home at the fake API with proj trusted, and
-// sotd's hooks installed (run as sotd) and trusted as Codex's "Trust all"
-// records them.
+// sotd's hooks installed (run as sotd), the install recording Codex's trust.
 func codexTrusted(t *testing.T, codexHome, api, sotd string, h home.Home, proj string) {
 	t.Helper()
 	config := fmt.Sprintf(`model = "gpt-5"
@@ -187,8 +186,10 @@ env_key = "OPENAI_API_KEY"
 trust_level = "trusted"
 `, api+"/v1", proj)
 	auth := `{"auth_mode":"apikey","OPENAI_API_KEY":"` + codexDummyKey + `"}`
-	if err := os.WriteFile(filepath.Join(codexHome, "auth.json"), []byte(auth), 0o600); err != nil {
-		t.Fatal(err)
+	for name, body := range map[string]string{"auth.json": auth, "config.toml": config} {
+		if err := os.WriteFile(filepath.Join(codexHome, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	settings := filepath.Join(codexHome, "hooks.json")
 	var out bytes.Buffer
@@ -199,11 +200,9 @@ trust_level = "trusted"
 	if err != nil {
 		t.Fatal(err)
 	}
-	config += "\n[hooks.state]\n"
 	for _, hk := range ct.Hooks {
-		config += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", hk.Key, hk.Hash)
-	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
+		if hk.Trust != hooks.Trusted {
+			t.Fatalf("%s is %s after the install, which records Codex's trust", hk.Event, hk.Trust)
+		}
 	}
 }

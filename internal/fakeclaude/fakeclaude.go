@@ -35,8 +35,13 @@ type Server struct {
 	mu      sync.Mutex
 	prompts []Prompt
 	results []string
-	trigger string
-	plan    []string
+	plans   []plan
+}
+
+// plan is one trigger and the commands a turn it starts runs.
+type plan struct {
+	trigger  string
+	commands []string
 }
 
 // Plan makes the fake act as an agent that runs commands: a turn whose user
@@ -46,7 +51,16 @@ type Server struct {
 func (s *Server) Plan(trigger string, commands ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trigger, s.plan = trigger, commands
+	s.plans = []plan{{trigger, commands}}
+}
+
+// AlsoPlan adds a plan beside Plan's: a turn whose user text holds trigger
+// runs these commands instead, so one session can act on a person's prompt
+// and later on the wake's notice.
+func (s *Server) AlsoPlan(trigger string, commands ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans = append(s.plans, plan{trigger, commands})
 }
 
 // ToolResults is the text of every tool result the requests carried so far,
@@ -118,35 +132,42 @@ func blocks(content json.RawMessage) []block {
 	return bs
 }
 
-// next is the command the plan has this request run, "" for none: the request
-// must offer Bash and have a user text with the trigger; the count of tool
-// calls the assistant made since is the plan's step.
+// next is the command a plan has this request run, "" for none: the request
+// must offer Bash and have a user text with a plan's trigger; the newest such
+// text picks the plan, and the count of tool calls the assistant made since is
+// its step.
 func (s *Server) next(req request) (string, int) {
 	s.mu.Lock()
-	trigger, plan := s.trigger, s.plan
+	plans := s.plans
 	s.mu.Unlock()
 	bash := false
 	for _, t := range req.Tools {
 		bash = bash || t.Name == "Bash"
 	}
-	if trigger == "" || !bash {
+	if len(plans) == 0 || !bash {
 		return "", 0
 	}
+	var commands []string
 	step := -1
 	for _, m := range req.Messages {
 		for _, b := range blocks(m.Content) {
-			switch {
-			case m.Role == "user" && b.Type == "text" && strings.Contains(b.Text, trigger):
-				step = 0
-			case m.Role == "assistant" && b.Type == "tool_use" && step >= 0:
+			if m.Role == "assistant" && b.Type == "tool_use" && step >= 0 {
 				step++
+			}
+			if m.Role != "user" || b.Type != "text" {
+				continue
+			}
+			for _, p := range plans {
+				if p.trigger != "" && strings.Contains(b.Text, p.trigger) {
+					commands, step = p.commands, 0
+				}
 			}
 		}
 	}
-	if step < 0 || step >= len(plan) {
+	if step < 0 || step >= len(commands) {
 		return "", 0
 	}
-	return plan[step], step
+	return commands[step], step
 }
 
 // record keeps the text of the tool results not seen before.

@@ -284,6 +284,12 @@ func (c *conn) request(env wire.Envelope) (handler, error) {
 		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req, c.d.routeRegistry()) }, nil
 	case wire.OpRegistryList:
 		return func(context.Context) (any, error) { return c.d.registryList() }, nil
+	case wire.OpRegistryRows:
+		var req wire.RegistryRows
+		if err := wire.DecodePayload(env.Payload, &req); err != nil {
+			return nil, err
+		}
+		return func(context.Context) (any, error) { return c.d.registryRows(req) }, nil
 	case wire.OpNetList:
 		var req wire.NetListPage
 		if len(env.Payload) > 0 { // a client older than pages sends none

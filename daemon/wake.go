@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wake"
 )
 
@@ -22,7 +21,7 @@ func (m *rowsManager) wakeLoop(f *filer.Filer, filed <-chan struct{}) *wake.Loop
 	return &wake.Loop{
 		Rows:    WakeRows{m},
 		Unread:  wake.FilerUnread(f),
-		Entry:   func(handle string) (*registry.Entry, bool, error) { return registry.Lookup(m.home, handle) },
+		Entry:   m.reg.lookup,
 		Windows: runtime.GOOS == "windows",
 		Now:     time.Now,
 		Log:     m.log,

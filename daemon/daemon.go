@@ -72,7 +72,8 @@ type Daemon struct {
 	// reg is the registry as last parsed: every read of it here (each filing
 	// batch, the wake, the stamper, the directory, the view) goes through it,
 	// so a large registry is parsed once a change, not once a reader and tick.
-	reg *regCache
+	reg      *regCache
+	rowIndex *rowIndex // registry.rows' (regrows.go)
 }
 
 // Default bounds of group commit.
@@ -108,7 +109,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), reg: &regCache{h: cfg.Home}}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), reg: &regCache{h: cfg.Home}, rowIndex: &rowIndex{h: cfg.Home}}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {

@@ -50,7 +50,7 @@ func BenchmarkReadRowsSize(b *testing.B) {
 }
 
 // rowsHome is a home whose registry lists n live rows as sotd writes them.
-func rowsHome(b *testing.B, n int) home.Home {
+func rowsHome(b testing.TB, n int) home.Home {
 	b.Helper()
 	h, err := home.At(b.TempDir())
 	if err != nil {

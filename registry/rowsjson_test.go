@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/sotcomm/sotd/home"
 )
 
 // TestFromRowsIsReadRows: the rows RowsJSON writes, read back by FromRows,
@@ -41,6 +43,31 @@ func TestFromRowsIsReadRows(t *testing.T) {
 		if !reflect.DeepEqual(got.Agents[n], want.Agents[n]) {
 			t.Errorf("%s: from rows %+v, read %+v", n, got.Agents[n], want.Agents[n])
 		}
+	}
+	h := rowsHome(t, 0)
+	if err := home.WriteAtomic(h.Registry(), body); err != nil {
+		t.Fatal(err)
+	}
+	x, err := ReadIndex(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := x.Rows(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromIndex, err := FromRows(x.Version(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Version() != 1 || !reflect.DeepEqual(fromIndex.Agents, want.Agents) {
+		t.Errorf("from the index: version %d, %+v; want 1, %+v", x.Version(), fromIndex.Agents, want.Agents)
+	}
+	if err := home.WriteAtomic(h.Registry(), body[:len(body)-1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadIndex(h); !errors.Is(err, ErrUnreadable) {
+		t.Errorf("a torn registry indexed: %v; want ErrUnreadable", err)
 	}
 	if _, err := got.Marshal(); err == nil {
 		t.Error("a Doc of some rows was marshalled; it would drop the others")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -165,5 +166,28 @@ func forgingDaemon(l net.Listener) {
 				}
 			}
 		}()
+	}
+}
+
+// TestListOfATornRegistryFails: with a daemon answering net.list, a list
+// still checks the registry file, and a torn one lists nothing.
+func TestListOfATornRegistryFails(t *testing.T) {
+	s := largeHome(t, 300)
+	var out strings.Builder
+	s.Stdout = &out
+	daemontest.Start(t, s.Home, s.Host)
+	if code := s.List(true); code != ExitOK || strings.Count(out.String(), `"handle"`) != 301 {
+		t.Fatalf("list: exit %d, %d entries; want 301:\n%.300s", code, strings.Count(out.String(), `"handle"`), out.String())
+	}
+	b, err := os.ReadFile(s.Home.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := home.WriteAtomic(s.Home.Registry(), b[:len(b)/2]); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := s.List(false); code != ExitFailed || !strings.Contains(out.String(), "FAILED: the registry could not be read; nothing was listed") {
+		t.Fatalf("list of a torn registry: exit %d:\n%s", code, out.String())
 	}
 }

@@ -5,6 +5,7 @@ package client
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,9 +17,10 @@ import (
 // BenchmarkSendRegistrySize is a send to a live handle on route 1, a poll of
 // the sender's own inbox and a status show (the row lookup the hooks make),
 // in a home whose registry lists 10 entries and in one that lists 10,000, in
-// turn in each op: "file" with no daemon answering, so each command reads
-// the registry file itself, and "daemon" with this box's daemon running, so
-// a command over a large registry asks it for its rows (Session.ReadRows). It
+// turn in each op, each home's daemon running: "file" with the commands told
+// another socket, so each reads the registry file itself (as before
+// registry.rows), and "daemon", so a command over a large registry asks the
+// daemon for its rows (Session.ReadRows). It
 // reports each case's µs and the large case's time over the small one's,
 // wall and CPU (the process's, the daemon's share included: getrusage),
 // measured in the same run.
@@ -42,10 +44,11 @@ func benchRegistrySize(b *testing.B, withDaemon bool) {
 	sessions := make([]*Session, len(sizes))
 	for i, n := range sizes {
 		sessions[i] = broadcastHome(b, n)
-		if withDaemon {
-			b.Setenv(home.EnvSocket, "")
-			daemontest.Start(b, sessions[i].Home, sessions[i].Host)
-		}
+		b.Setenv(home.EnvSocket, "")
+		daemontest.Start(b, sessions[i].Home, sessions[i].Host)
+	}
+	if !withDaemon {
+		b.Setenv(home.EnvSocket, filepath.Join(b.TempDir(), "none.sock"))
 	}
 	took, cpu := make([][]time.Duration, len(verbs)), make([][]time.Duration, len(verbs))
 	for v := range verbs {

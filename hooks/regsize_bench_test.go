@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +20,11 @@ import (
 // tool call: a read of this session's row, its stamps fresh, so no write),
 // prompt (each turn's start: a status write) and stop (each turn's end: the
 // stop_at mark, the unread count and a status write). It reports each one's
-// µs and the large case's time over the small one's, in the same run: "file"
-// with no daemon answering, so a hook reads the registry file itself, and
-// "daemon" with this box's daemon running, which a hook over a large registry
-// asks for its row (client.Session.ReadRows). A write rewrites the whole
-// registry either way.
+// µs and the large case's time over the small one's, in the same run, each
+// home's daemon running: "file" with the hooks told another socket, so a hook
+// reads the registry file itself (as before registry.rows), and "daemon", so
+// a hook over a large registry asks the daemon for its row
+// (client.Session.ReadRows). A write rewrites its row in place either way.
 //
 //	go test -run='^$' -bench=HookRegistrySize -benchtime=20x ./hooks/
 func BenchmarkHookRegistrySize(b *testing.B) {
@@ -45,9 +46,10 @@ func benchHookRegistrySize(b *testing.B, withDaemon bool) {
 	sessions := make([]*client.Session, len(sizes))
 	for i, n := range sizes {
 		sessions[i] = registryOf(b, n)
-		if withDaemon {
-			daemontest.Start(b, sessions[i].Home, sessions[i].Host)
-		}
+		daemontest.Start(b, sessions[i].Home, sessions[i].Host)
+	}
+	if !withDaemon {
+		b.Setenv(home.EnvSocket, filepath.Join(b.TempDir(), "none.sock"))
 	}
 	took := make([][2]time.Duration, len(hooks))
 	for b.Loop() {

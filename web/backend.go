@@ -28,7 +28,7 @@ type PageActions interface {
 	// PtyScreen answers pty.screen for one of this box's rows; it never types.
 	PtyScreen(ctx context.Context, workspaceID string) (any, error)
 	// PageSend files text to handle as comm.file does, from the box's page
-	// sender (PageSender), and answers as comm.file does.
+	// sender (daemon/internal/page.Sender), and answers as comm.file does.
 	PageSend(ctx context.Context, to, text string) (any, error)
 }
 

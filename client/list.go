@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // List prints every box's agents (net.list) with live/stale, judged on the box
@@ -14,14 +15,13 @@ import (
 // asJSON an array; both carry the same fields. Then it says what of the network
 // is not known now.
 func (s *Session) List(asJSON bool) int {
-	d, err := registry.Read(s.Home)
+	nl, err := s.listView()
 	if err != nil {
 		s.out("FAILED: the registry could not be read; nothing was listed")
 		s.warn("sotd: %v", err)
 		return ExitFailed
 	}
 	me, _ := s.Me()
-	nl := s.network(d)
 	unknown := unknownLines(nl)
 	type row struct {
 		Handle    string   `json:"handle"`
@@ -77,4 +77,22 @@ func shown(s string) string {
 		return "-"
 	}
 	return strings.ReplaceAll(printable(s, false), "\t", `\x09`)
+}
+
+// listView is network for list. The registry is checked whoever answers, so
+// an unreadable one lists nothing; its rows are decoded here only when no
+// daemon gives the view, which holds them already.
+func (s *Session) listView() (wire.NetList, error) {
+	if _, err := registry.ReadIndex(s.Home); err != nil {
+		return wire.NetList{}, err
+	}
+	nl, why := s.netPages()
+	if why == nil {
+		return nl, nil
+	}
+	d, err := registry.Read(s.Home)
+	if err != nil {
+		return wire.NetList{}, err
+	}
+	return s.localNetwork(d, why), nil
 }

@@ -24,8 +24,13 @@ func (s *Session) network(d *registry.Doc) wire.NetList {
 	if err == nil {
 		return nl
 	}
+	return s.localNetwork(d, err)
+}
+
+// localNetwork is network with no daemon answering (why): d alone.
+func (s *Session) localNetwork(d *registry.Doc, why error) wire.NetList {
 	now := s.Now()
-	nl = wire.NetList{Box: s.Host, Known: true, Entries: []wire.ViewEntry{}}
+	nl := wire.NetList{Box: s.Host, Known: true, Entries: []wire.ViewEntry{}}
 	for _, h := range slices.Sorted(maps.Keys(d.Agents)) {
 		e := d.Agents[h]
 		box := e.Host
@@ -37,7 +42,7 @@ func (s *Session) network(d *registry.Doc) wire.NetList {
 	}
 	if hub := s.hubElsewhere(); hub != "" {
 		nl.Known, nl.Hub = false, hub
-		nl.Why = fmt.Sprintf("this box's daemon did not answer (%v)", err)
+		nl.Why = fmt.Sprintf("this box's daemon did not answer (%v)", why)
 	}
 	return nl
 }

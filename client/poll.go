@@ -88,7 +88,7 @@ func (s *Session) ownInbox() (me string, d *registry.Doc, ok bool) {
 		s.out("FAILED: %v; nothing was read", err)
 		return "", nil, false
 	}
-	d, err = registry.ReadRows(s.Home, me)
+	d, err = s.ReadRows(me)
 	if err != nil {
 		s.out("FAILED: the registry could not be read, so @%s's row binding is unknown; nothing was read", me)
 		s.warn("sotd: %v", err)

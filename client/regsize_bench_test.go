@@ -5,21 +5,33 @@ package client
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/daemontest"
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // BenchmarkSendRegistrySize is a send to a live handle on route 1, a poll of
 // the sender's own inbox and a status show (the row lookup the hooks make),
 // in a home whose registry lists 10 entries and in one that lists 10,000, in
-// turn in each op. It reports each case's µs and the large case's time over
-// the small one's, wall and CPU (the process's: getrusage), measured in the
-// same run.
+// turn in each op, each home's daemon running: "file" with the commands told
+// another socket, so each reads the registry file itself (as before
+// registry.rows), and "daemon", so a command over a large registry asks the
+// daemon for its rows (Session.ReadRows). It
+// reports each case's µs and the large case's time over the small one's,
+// wall and CPU (the process's, the daemon's share included: getrusage),
+// measured in the same run.
 //
-//	go test -run='^$' -bench=RegistrySize -benchtime=200x ./client/
+//	go test -run='^$' -bench=SendRegistrySize -benchtime=200x ./client/
 func BenchmarkSendRegistrySize(b *testing.B) {
+	b.Run("file", func(b *testing.B) { benchRegistrySize(b, false) })
+	b.Run("daemon", func(b *testing.B) { benchRegistrySize(b, true) })
+}
+
+func benchRegistrySize(b *testing.B, withDaemon bool) {
 	sizes := []int{10, 10000}
 	verbs := []struct {
 		name string
@@ -32,6 +44,11 @@ func BenchmarkSendRegistrySize(b *testing.B) {
 	sessions := make([]*Session, len(sizes))
 	for i, n := range sizes {
 		sessions[i] = broadcastHome(b, n)
+		b.Setenv(home.EnvSocket, "")
+		daemontest.Start(b, sessions[i].Home, sessions[i].Host)
+	}
+	if !withDaemon {
+		b.Setenv(home.EnvSocket, filepath.Join(b.TempDir(), "none.sock"))
 	}
 	took, cpu := make([][]time.Duration, len(verbs)), make([][]time.Duration, len(verbs))
 	for v := range verbs {

@@ -176,7 +176,7 @@ func (s *Session) sendView(me string, a SendArgs) (*registry.Doc, error) {
 	if a.Broadcast {
 		return registry.Read(s.Home)
 	}
-	return registry.ReadRows(s.Home, me, a.To)
+	return s.ReadRows(me, a.To)
 }
 
 // router picks the route for each request and says the one result line.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/mail"
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -73,7 +72,7 @@ func (s *Session) Sent(to string, asJSON bool) int {
 // listed reports whether this home's registry lists handle; an unreadable
 // registry counts as listing it, so nothing is called unknown on a guess.
 func (s *Session) listed(handle string) bool {
-	_, ok, err := registry.Lookup(s.Home, handle)
+	_, ok, err := s.Lookup(handle)
 	return ok || err != nil
 }
 

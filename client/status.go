@@ -33,7 +33,7 @@ func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
 		s.out("sotd status: no registry row for this session (%v); stamp discarded", err)
 		return ExitFailed
 	}
-	e, _, err := registry.Lookup(s.Home, me)
+	e, _, err := s.Lookup(me)
 	if err == nil {
 		if why := s.bindingRefusal(e, me); why != "" {
 			s.out("FAILED: %s; stamp discarded", why)
@@ -75,7 +75,7 @@ func (s *Session) Declare(verb, text string, hasText, asJSON bool) int {
 	if err != nil {
 		return code
 	}
-	if e, ok, err := registry.Lookup(s.Home, me); err == nil && ok && e.State != verb {
+	if e, ok, err := s.Lookup(me); err == nil && ok && e.State != verb {
 		s.out("recorded; @%s reads as %s, not %s: %s", me, e.State, verb, whyState(e))
 	}
 	return code
@@ -132,7 +132,7 @@ func (s *Session) ShowStatus(asJSON bool) int {
 // showState prints me's work-state; absentOK answers joined:false for a handle
 // with no entry (after an event, which is a no-op there) where a show fails.
 func (s *Session) showState(me string, asJSON, absentOK bool) int {
-	e, present, err := registry.Lookup(s.Home, me)
+	e, present, err := s.Lookup(me)
 	switch {
 	case err != nil:
 		s.out("FAILED: the registry could not be read; nothing was shown")

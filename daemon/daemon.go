@@ -77,7 +77,8 @@ type Daemon struct {
 	// reg is the registry as last parsed: every read of it here (each filing
 	// batch, the wake, the stamper, the directory, the view) goes through it,
 	// so a large registry is parsed once a change, not once a reader and tick.
-	reg *regcache.Cache
+	reg      *regcache.Cache
+	rowIndex *regcache.Index // registry.rows' (regrows.go)
 }
 
 // Default bounds of group commit.
@@ -113,7 +114,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: workspace.DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), reg: regcache.New(cfg.Home)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: workspace.DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), reg: regcache.New(cfg.Home), rowIndex: regcache.NewIndex(cfg.Home)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {

@@ -31,6 +31,9 @@ var opTable = []opEntry{
 	{wire.OpRegistryList, bare(func(c *conn) handler {
 		return func(context.Context) (any, error) { return c.d.registryList() }
 	})},
+	{wire.OpRegistryRows, payload(func(c *conn, req wire.RegistryRows) handler {
+		return func(context.Context) (any, error) { return c.d.registryRows(req) }
+	})},
 	{wire.OpNetList, func(c *conn, env wire.Envelope) (handler, error) {
 		var req wire.NetListPage
 		if len(env.Payload) > 0 { // a client older than pages sends none

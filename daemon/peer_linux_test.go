@@ -3,7 +3,6 @@ package daemon
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -28,7 +27,7 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 	// Copied before the rig starts anything: a child forked while the copy's
 	// write descriptor is open inherits it until its exec, and the helper's
 	// exec then fails with ETXTBSY (text file busy).
-	bin := copyTestBinary(t)
+	bin := testutil.CopyTestBinary(t)
 	// No status page: its token file makes run/<host> private again, racing
 	// the opening below.
 	r := startRig(t, func(d *Daemon) { d.cfg.HTTP = HTTPOff })
@@ -76,30 +75,4 @@ func TestHelperPeer(t *testing.T) {
 		}
 		fmt.Printf("answer %d: %s", i, line)
 	}
-}
-
-// copyTestBinary puts this test binary where another user may run it.
-func copyTestBinary(t *testing.T) string {
-	t.Helper()
-	dir := testutil.ShortDir(t, "sdbin")
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	bin := filepath.Join(dir, "daemon.test")
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/client"
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/daemontest"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -18,11 +20,19 @@ import (
 // tool call: a read of this session's row, its stamps fresh, so no write),
 // prompt (each turn's start: a status write) and stop (each turn's end: the
 // stop_at mark, the unread count and a status write). It reports each one's
-// µs and the large case's time over the small one's, in the same run: a read
-// decodes this session's row alone, a write rewrites the whole registry.
+// µs and the large case's time over the small one's, in the same run, each
+// home's daemon running: "file" with the hooks told another socket, so a hook
+// reads the registry file itself (as before registry.rows), and "daemon", so
+// a hook over a large registry asks the daemon for its row
+// (client.Session.ReadRows). A write rewrites its row in place either way.
 //
 //	go test -run='^$' -bench=HookRegistrySize -benchtime=20x ./hooks/
 func BenchmarkHookRegistrySize(b *testing.B) {
+	b.Run("file", func(b *testing.B) { benchHookRegistrySize(b, false) })
+	b.Run("daemon", func(b *testing.B) { benchHookRegistrySize(b, true) })
+}
+
+func benchHookRegistrySize(b *testing.B, withDaemon bool) {
 	sizes := []int{10, 10000}
 	hooks := []struct {
 		name string
@@ -36,6 +46,10 @@ func BenchmarkHookRegistrySize(b *testing.B) {
 	sessions := make([]*client.Session, len(sizes))
 	for i, n := range sizes {
 		sessions[i] = registryOf(b, n)
+		daemontest.Start(b, sessions[i].Home, sessions[i].Host)
+	}
+	if !withDaemon {
+		b.Setenv(home.EnvSocket, filepath.Join(b.TempDir(), "none.sock"))
 	}
 	took := make([][2]time.Duration, len(hooks))
 	for b.Loop() {

@@ -90,7 +90,7 @@ func (r Run) me() (string, *registry.Entry, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	e, ok, err := registry.Lookup(s.Home, me)
+	e, ok, err := s.Lookup(me)
 	switch {
 	case err != nil:
 		return me, nil, err

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,4 +71,49 @@ func TestStopHookRunning(t *testing.T) {
 	if StopHookRunning(nil, now) {
 		t.Error("a missing row runs no Stop hook")
 	}
+}
+
+// TestMarkInPlace: a mark rewrites its row alone, every other byte of the
+// file as another client wrote it; a file with the name twice is written by
+// the whole parse (which keeps the last, as a read does); a torn one is
+// never written, in the whole parse's words.
+func TestMarkInPlace(t *testing.T) {
+	h := newHome(t)
+	const before, after = `{"x":[1, 2],"protocol_version":1,"agents":{"b":{"host":"o", "k":1},"a-box":{"host":"box","pane_id":"%2"}, "c" : 5}}`, "\n"
+	writeRegistry(t, h, before+after)
+	if err := Mark(h, "a-box", TouchWait, func(e *Entry) error { e.Note = "n"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := mustRead(t, h.Registry())
+	want := `{"x":[1, 2],"protocol_version":1,"agents":{"b":{"host":"o", "k":1},"a-box":{
+      "host": "box",
+      "note": "n",
+      "pane_id": "%2"
+    }, "c" : 5}}` + after
+	if string(b) != want {
+		t.Fatalf("after the mark:\n%s\nwant\n%s", b, want)
+	}
+	if e, _, err := Lookup(h, "a-box"); err != nil || e.Note != "n" || e.Host != "box" {
+		t.Fatalf("read back %+v, %v", e, err)
+	}
+
+	writeRegistry(t, h, `{"agents":{"a-box":{"host":"one"},"a-box":{"host":"two"}}}`)
+	if err := Mark(h, "a-box", TouchWait, func(e *Entry) error { e.Note = "n"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if e, _, err := Lookup(h, "a-box"); err != nil || e.Host != "two" || e.Note != "n" {
+		t.Fatalf("the name twice: read back %+v, %v; want the last, marked", e, err)
+	}
+	if b, _ := mustRead(t, h.Registry()); strings.Count(string(b), `"a-box"`) != 1 {
+		t.Fatalf("the name twice: the whole parse left %s", b)
+	}
+
+	writeRegistry(t, h, `{"agents":{"a-box":{"host":"one"}}`)
+	b, fi := mustRead(t, h.Registry())
+	err := Mark(h, "a-box", TouchWait, func(e *Entry) error { e.Note = "n"; return nil })
+	var ue *UpdateError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnreadable) || !strings.Contains(errors.Unwrap(err).Error(), "not JSON") {
+		t.Fatalf("a torn registry: %v; want an UpdateError wrapping ErrUnreadable with parse's reason", err)
+	}
+	assertUnchanged(t, h.Registry(), b, fi)
 }

@@ -89,9 +89,15 @@ type picker struct {
 	b       []byte
 	i       int
 	want    map[string]bool
+	all     bool                       // every row is wanted (Index)
 	rows    map[string]json.RawMessage // the wanted rows of the last .agents
 	version json.RawMessage            // the last top-level protocol_version
 	agents  bool                       // the last top-level .agents is an object
+
+	// For a write of one row in place (Mark): where each wanted row starts,
+	// how many times a wanted name was met, and how many .agents there were.
+	starts       map[string]int
+	hits, agentN int
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -100,13 +106,17 @@ const maxDepth = 10000
 // pick walks b: true when b is one JSON object (whitespace around it) whose
 // last .agents is an object.
 func pick(b []byte, want map[string]bool) (*picker, bool) {
-	p := &picker{b: b, want: want}
+	return (&picker{b: b, want: want}).walk()
+}
+
+// walk is pick's walk of p.b, for the rows p wants.
+func (p *picker) walk() (*picker, bool) {
 	p.space()
 	if !p.top() {
 		return nil, false
 	}
 	p.space()
-	return p, p.i == len(b) && p.agents
+	return p, p.i == len(p.b) && p.agents
 }
 
 func (p *picker) space() {
@@ -143,7 +153,8 @@ func (p *picker) top() bool {
 			if !p.agents {
 				return p.value(2)
 			}
-			p.rows = map[string]json.RawMessage{}
+			p.rows, p.starts = map[string]json.RawMessage{}, map[string]int{}
+			p.agentN++
 			return p.object(2, func(raw []byte, plain bool) bool {
 				start := p.i
 				if !p.value(3) {
@@ -152,14 +163,14 @@ func (p *picker) top() bool {
 				if plain {
 					// Looked up without a string made of it: most rows are
 					// not wanted, and a key each is most of the garbage.
-					if k := raw[1 : len(raw)-1]; p.want[string(k)] {
-						p.rows[string(k)] = p.b[start:p.i]
+					if k := raw[1 : len(raw)-1]; p.all || p.want[string(k)] {
+						p.take(string(k), start)
 					}
 					return true
 				}
 				name, ok := keyOf(raw, plain)
-				if ok && p.want[name] {
-					p.rows[name] = p.b[start:p.i]
+				if ok && (p.all || p.want[name]) {
+					p.take(name, start)
 				}
 				return ok
 			})
@@ -171,6 +182,15 @@ func (p *picker) top() bool {
 		}
 		return p.value(2)
 	})
+}
+
+// take keeps the row just walked, which began at start.
+func (p *picker) take(name string, start int) {
+	p.rows[name] = p.b[start:p.i]
+	if !p.all {
+		p.starts[name] = start
+		p.hits++
+	}
 }
 
 // object walks an object at depth, handing each member's key (as written,

@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkReadRowsSize is one row's read (Lookup), the whole registry's
-// (Read) and a write of one row (Mark), with 10 rows and with 10,000, in turn in each op; it reports each
+// (Read), the daemon's index of it (ReadIndex) and a write of one row in place
+// (Mark), with 10 rows and with 10,000, in turn in each op; it reports each
 // one's µs and the large case's time over the small one's, in the same run.
 //
 //	go test -run='^$' -bench=ReadRowsSize -benchtime=100x ./registry/
@@ -25,6 +26,7 @@ func BenchmarkReadRowsSize(b *testing.B) {
 	}{
 		{"lookup", func(h home.Home) error { _, _, err := Lookup(h, "s00001"); return err }},
 		{"read", func(h home.Home) error { _, err := Read(h); return err }},
+		{"index", func(h home.Home) error { _, err := ReadIndex(h); return err }},
 		{"write", func(h home.Home) error {
 			return Mark(h, "s00001", TouchWait, func(e *Entry) error { e.Note = time.Now().String(); return nil })
 		}},
@@ -50,7 +52,7 @@ func BenchmarkReadRowsSize(b *testing.B) {
 }
 
 // rowsHome is a home whose registry lists n live rows as sotd writes them.
-func rowsHome(b *testing.B, n int) home.Home {
+func rowsHome(b testing.TB, n int) home.Home {
 	b.Helper()
 	h, err := home.At(b.TempDir())
 	if err != nil {

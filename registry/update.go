@@ -51,11 +51,16 @@ func Update(h home.Home, wait time.Duration, fn func(*Doc) error) error {
 // lock that cannot be taken is returned as reglock's *Error, whose text is the
 // lock's FAILED reason.
 func UpdateWith(h home.Home, opt reglock.Options, fn func(*Doc) error) error {
+	return locked(h, opt, func() error { return replace(h, fn) })
+}
+
+// locked runs write under the registry lock.
+func locked(h home.Home, opt reglock.Options, write func() error) error {
 	lk, err := reglock.Take(h.RegistryLock(), opt)
 	if err != nil {
 		return err
 	}
-	err = replace(h, fn)
+	err = write()
 	if rerr := lk.Release(); rerr != nil {
 		if err == nil {
 			return fmt.Errorf("%w, but %w", ErrAfterWrite, rerr)
@@ -76,6 +81,12 @@ func replace(h home.Home, fn func(*Doc) error) error {
 	if err != nil {
 		return &UpdateError{reasonNotWritten, err}
 	}
+	return replaceFrom(h, old, fn)
+}
+
+// replaceFrom is replace of the registry read as old, under the lock.
+func replaceFrom(h home.Home, old []byte, fn func(*Doc) error) error {
+	path := h.Registry()
 	d, why := parse(old)
 	if why != "" {
 		return &UpdateError{reasonNotWritten, fmt.Errorf("%w: %s %s", ErrUnreadable, path, why)}
@@ -90,6 +101,13 @@ func replace(h home.Home, fn func(*Doc) error) error {
 	if err != nil {
 		return &UpdateError{reasonNotWritten, err}
 	}
+	return publish(h, old, body)
+}
+
+// publish writes body over the registry read as old, under the lock: the tmp
+// file, checked and flushed, renamed into place, the folder flushed.
+func publish(h home.Home, old, body []byte) error {
+	path := h.Registry()
 	if bytes.Equal(body, old) {
 		return nil // already so: a rename would only make other hosts' handles stale
 	}

@@ -208,14 +208,12 @@ func WriteStatus(h home.Home, name string, s Status, now time.Time, wait time.Du
 	if !IsEvent(s.Verb) && !IsDeclaration(s.Verb) {
 		return badVerb(s.Verb) // before any lock is taken
 	}
-	return Update(h, wait, func(d *Doc) error {
-		e, ok := d.Agents[name]
-		if !ok || e.odd != nil {
-			if IsEvent(s.Verb) {
-				return ErrSkip
-			}
-			return fmt.Errorf("%w for '%s' -- stamp discarded; run it from the session's project root, or join first", ErrNoRow, name)
-		}
-		return Apply(e, s, now)
-	})
+	err := Mark(h, name, wait, func(e *Entry) error { return Apply(e, s, now) })
+	switch {
+	case !errors.Is(err, ErrNoRow):
+		return err
+	case IsEvent(s.Verb):
+		return nil
+	}
+	return fmt.Errorf("%w for '%s' -- stamp discarded; run it from the session's project root, or join first", ErrNoRow, name)
 }

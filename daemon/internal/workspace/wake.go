@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wake"
 )
 
@@ -16,7 +15,7 @@ func (m *Manager) WakeLoop(f *filer.Filer, filed <-chan struct{}) *wake.Loop {
 	return &wake.Loop{
 		Rows:    WakeRows{m},
 		Unread:  wake.FilerUnread(f),
-		Entry:   func(handle string) (*registry.Entry, bool, error) { return registry.Lookup(m.home, handle) },
+		Entry:   m.reg.lookup,
 		Windows: runtime.GOOS == "windows",
 		Now:     time.Now,
 		Log:     m.log,

@@ -1,0 +1,29 @@
+//go:build linux || darwin
+
+package wire
+
+import (
+	"errors"
+	"net"
+)
+
+// PeerUID is the account of the process at the other end, as the kernel
+// recorded it when that process listened: a client asks it before it trusts
+// what a daemon says about the home (the registry's rows), since a socket in a
+// home's run folder could be another account's.
+func (c *Client) PeerUID() (int, error) {
+	uc, ok := c.conn.(*net.UnixConn)
+	if !ok {
+		return 0, errors.New("not a Unix socket, so its peer is not known")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var uid int
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { uid, cerr = peerUID(int(fd)) }); err != nil {
+		return 0, err
+	}
+	return uid, cerr
+}

@@ -104,28 +104,6 @@ func TestWakeMatrix(t *testing.T) {
 	t.Logf("the wake matrix, filing to the model's request carrying the notice:\n%s", matrixTable(cells))
 }
 
-// holdToBound fails the cell for a figure over brokenBound: a wake that late is
-// lost, not slow. The protocol's 4 s is measured, not asserted, by default: a timed
-// test on a shared 2-core machine measures its neighbours too (a loaded machine
-// took 5-8 s over a session's first prompt inside Claude Code itself). Each figure
-// over 4 s is logged; SOTD_WAKE_STRICT=1, on a quiet machine, fails on it.
-func holdToBound(t *testing.T, took []time.Duration) {
-	t.Helper()
-	strict := os.Getenv("SOTD_WAKE_STRICT") == "1"
-	for i, d := range took {
-		switch {
-		case d > brokenBound || (strict && d > wakeBound):
-			t.Errorf("batch %d: filing to the notice took %v, want at most %v", i+1, d.Round(10*time.Millisecond), wakeBound)
-		case d > wakeBound:
-			t.Logf("batch %d: filing to the notice took %v, over the protocol's %v (SOTD_WAKE_STRICT=1 fails on it)", i+1, d.Round(10*time.Millisecond), wakeBound)
-		}
-	}
-}
-
-// brokenBound is how late a wake may come on a loaded machine before the
-// matrix calls it lost.
-const brokenBound = 20 * time.Second
-
 // matrixTable is the cells as a table: agent | session | median | worst | n.
 func matrixTable(cells []*wakeCell) string {
 	var sb strings.Builder

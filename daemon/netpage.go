@@ -35,8 +35,8 @@ func (d *Daemon) PtyScreen(_ context.Context, id string) (any, error) { return d
 
 // PageSend files the page's message as comm.file does, by the same route a
 // session's send on this box takes.
-func (d *Daemon) PageSend(ctx context.Context, to, text string) (any, error) {
-	req := wire.CommFile{From: PageSender(d.cfg.Host), To: to, Text: text, ID: mail.NewID()}
+func (d *Daemon) PageSend(ctx context.Context, p web.PageSendReq) (any, error) {
+	req := wire.CommFile{From: PageSender(d.cfg.Host), To: p.To, Text: p.Text, ID: mail.NewID(), InReplyTo: p.ReplyTo}
 	if err := mail.CheckRequest(req); err != nil {
 		return nil, err
 	}

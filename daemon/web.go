@@ -42,10 +42,13 @@ type webView struct {
 	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
 	netRows map[string]wire.ViewRow   // other boxes' rows, by Key, ditto
 	boxes   web.Boxes
+
+	convos *convoBook // this home's conversations (conversations.go)
 }
 
 func newWebView(host string, now func() time.Time) *webView {
-	return &webView{bus: events.New(), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	bus := events.New()
+	return &webView{bus: bus, convos: newConvoBook(bus, now), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -62,9 +65,10 @@ func (d *Daemon) Events() *events.Bus { return d.view.bus }
 // Snapshot is the page's whole picture, from memory.
 func (d *Daemon) Snapshot() web.View {
 	v := d.view
+	convs, rates := v.convos.snapshot()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes, Conversations: convs, MailRates: rates}
 	if out.Rows == nil {
 		out.Rows = []web.Row{}
 	}

@@ -58,6 +58,7 @@ func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 		seen = d.lookRegistry(seen)
 		d.lookNetwork()
 		d.lookMail(f, counted)
+		d.lookConversations(f)
 		select {
 		case <-ctx.Done():
 			return nil

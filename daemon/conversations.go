@@ -11,6 +11,7 @@ import (
 
 	"github.com/sotcomm/sotd/events"
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/web"
 )
 
@@ -242,7 +243,7 @@ func (c *convoBook) conversationLocked(key string) web.Conversation {
 			conv.Lines = append(conv.Lines, shownLine(l))
 		}
 	}
-	slices.SortStableFunc(conv.Lines, func(x, y web.MailLine) int { return -cmp.Compare(stampOrder(x.TS), stampOrder(y.TS)) })
+	slices.SortStableFunc(conv.Lines, newerFirst)
 	if len(conv.Lines) > web.ConversationLines {
 		conv.Lines = conv.Lines[:web.ConversationLines]
 	}
@@ -296,6 +297,20 @@ func stampOrder(ts string) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// newerFirst orders two lines newest first: by their stamps, which are
+// whole seconds, then within a second by their message ids, which sotd mints
+// in millisecond order (mail.NewID); an id of another shape, or none, keeps
+// the lines in the order they were gathered.
+func newerFirst(x, y web.MailLine) int {
+	if c := cmp.Compare(stampOrder(y.TS), stampOrder(x.TS)); c != 0 {
+		return c
+	}
+	if mail.IsID(x.ID) && mail.IsID(y.ID) {
+		return cmp.Compare(strings.ToUpper(y.ID), strings.ToUpper(x.ID))
+	}
+	return 0
 }
 
 func newest(c web.Conversation) int64 {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"cmp"
+	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -21,7 +23,9 @@ import (
 // page shows the rest. An inbox is read from its end back, and only its last
 // tailLines lines: an inbox may hold a million. An inbox is read again when
 // the inbox watch (filer.WatchInboxes) saw an append to it or the page's watch
-// saw its inbox or cursor move (lookMail), never on a timer of its own.
+// saw its inbox or cursor move (lookMail), never on a timer of its own; its
+// own service ("page conversations") reads them, so a burst of mail does not
+// make the page's watch look at everything else again.
 
 const (
 	// tailLines is how many of an inbox's last lines are read for its
@@ -42,7 +46,8 @@ type convoBook struct {
 	bus *events.Bus
 	now func() time.Time
 
-	pub sync.Mutex // a look and its events are one step (see webView.pub)
+	pub  sync.Mutex    // a look and its events are one step (see webView.pub)
+	kick chan struct{} // a touch asks run to look; one pending kick covers every touch before it
 
 	mu     sync.Mutex
 	dirty  map[string]bool // inboxes to read again at the next look
@@ -60,19 +65,51 @@ type inboxTail struct {
 	lastAt int64
 }
 
+// newConvoBook is a book whose first look reads every inbox.
 func newConvoBook(bus *events.Bus, now func() time.Time) *convoBook {
-	return &convoBook{bus: bus, now: now, dirty: map[string]bool{}, all: true, inbox: map[string]inboxTail{}, convos: map[string]web.Conversation{}, rates: map[string]map[int64]int{}}
+	c := &convoBook{bus: bus, now: now, kick: make(chan struct{}, 1), dirty: map[string]bool{}, all: true, inbox: map[string]inboxTail{}, convos: map[string]web.Conversation{}, rates: map[string]map[int64]int{}}
+	c.kick <- struct{}{}
+	return c
 }
 
-// touch marks handle's inbox to be read at the next look; "" marks every one.
+// touch marks handle's inbox to be read at the next look, and asks run for
+// one; "" marks every one.
 func (c *convoBook) touch(handle string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if handle == "" {
 		c.all = true
-		return
+	} else {
+		c.dirty[handle] = true
 	}
-	c.dirty[handle] = true
+	c.mu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// lookGap is the least time between two looks: a burst of filings is read
+// once, not once per line.
+const lookGap = 100 * time.Millisecond
+
+// run looks whenever an inbox was touched, until ctx ends. A look that could
+// not read an inbox touches it again, so it is read at the next look.
+func (c *convoBook) run(ctx context.Context, f *filer.Filer, boxOf func(string) string, log *slog.Logger) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.kick:
+		}
+		if err := c.look(f, boxOf); err != nil {
+			log.Debug("the page's conversations were not updated", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(lookGap):
+		}
+	}
 }
 
 // look reads again the inboxes touched since the last look and publishes each
@@ -340,11 +377,4 @@ func (v *webView) boxOf(handle string) string {
 		return ""
 	}
 	return box
-}
-
-// lookConversations reads the inboxes touched since the last look.
-func (d *Daemon) lookConversations(f *filer.Filer) {
-	if err := d.view.convos.look(f, d.view.boxOf); err != nil {
-		d.log.Debug("the page's conversations were not updated", "err", err)
-	}
 }

@@ -109,10 +109,9 @@ func (d *Daemon) filedNow() {
 // appendedTo kicks the wake for a line appended to handle's inbox by any
 // process (a client's own append too), as filing does for the daemon's own;
 // "" (appends not known) kicks it. The page's conversations read the inbox
-// again at the page watch's next look, which it kicks.
+// again (convoBook.touch).
 func (d *Daemon) appendedTo(handle string) {
 	d.view.convos.touch(handle)
-	d.kickPage()
 	if handle == "" {
 		d.filedNow()
 		return

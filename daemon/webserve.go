@@ -16,6 +16,9 @@ const HTTPOff = "off"
 // startWeb runs the status page and the watch that feeds it under sup.
 func (d *Daemon) startWeb(ctx context.Context, sup *supervisor, f *filer.Filer) {
 	sup.start(ctx, service{name: "status page watch", run: func(ctx context.Context) error { return d.watch(ctx, f) }})
+	sup.start(ctx, service{name: "page conversations", run: func(ctx context.Context) error {
+		return d.view.convos.run(ctx, f, d.view.boxOf, d.log)
+	}})
 	if d.cfg.HTTP != HTTPOff {
 		sup.start(ctx, service{name: "status page", run: d.runWeb})
 	}
@@ -58,7 +61,6 @@ func (d *Daemon) watch(ctx context.Context, f *filer.Filer) error {
 		seen = d.lookRegistry(seen)
 		d.lookNetwork()
 		d.lookMail(f, counted)
-		d.lookConversations(f)
 		select {
 		case <-ctx.Done():
 			return nil

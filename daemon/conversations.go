@@ -36,8 +36,11 @@ const (
 	// view, and a conversation's lines must fit one frame.
 	shownText = 1 << 10
 	// shownConversations is how many of the newest conversations a snapshot
-	// carries, so that it too fits one frame.
+	// carries at most, and snapshotText the most their bodies may take once
+	// encoded (an escaped character takes six bytes), so that the snapshot
+	// fits one frame (wire.MaxFrame) with the rest of the view.
 	shownConversations = 40
+	snapshotText       = 512 << 10
 )
 
 // convoBook is the conversations of this home's inboxes and the per-minute
@@ -296,12 +299,30 @@ func (c *convoBook) snapshot() ([]web.Conversation, []web.MailRate) {
 	slices.SortFunc(convs, func(a, b web.Conversation) int {
 		return cmp.Or(-cmp.Compare(newest(a), newest(b)), cmp.Compare(a.Key, b.Key))
 	})
-	convs = convs[:min(len(convs), shownConversations)]
+	budget, n := snapshotText, 0
+	for n < min(len(convs), shownConversations) {
+		if budget -= encodedCost(convs[n]); budget < 0 {
+			break
+		}
+		n++
+	}
+	convs = convs[:n]
 	rates := []web.MailRate{}
 	for _, box := range slices.Sorted(maps.Keys(c.rates)) {
 		rates = append(rates, c.rateLocked(box))
 	}
 	return slices.Clip(convs), rates
+}
+
+// encodedCost bounds what a conversation's lines take encoded: six bytes for
+// each byte of a body, as if every one were escaped, and a line's worth of
+// names, stamps and ids.
+func encodedCost(c web.Conversation) int {
+	n := 0
+	for _, l := range c.Lines {
+		n += 6*len(l.Msg) + 512
+	}
+	return n
 }
 
 // pairKey names the conversation of two handles, whichever wrote.

@@ -207,3 +207,33 @@ func TestPageConversationsAreThisBoxsOwn(t *testing.T) {
 		t.Fatalf("the page's reply was filed as %+v", l)
 	}
 }
+
+// TestConversationsSnapshotFitsAFrame files the longest bodies the page shows,
+// all of them characters JSON escapes, into more conversations than a snapshot
+// carries: the snapshot keeps the newest that fit and encodes as one frame.
+func TestConversationsSnapshotFitsAFrame(t *testing.T) {
+	f := filer.New(newHome(t))
+	body := strings.Repeat("<", shownText)
+	for i := range 60 {
+		var lines []filer.Line
+		for j := range web.ConversationLines {
+			at := testNow.Add(time.Duration(i*web.ConversationLines+j-2000) * time.Second)
+			lines = append(lines, mail.Compose(wire.CommFile{From: fmt.Sprintf("s%02d", i), To: "bob", Text: body, ID: mail.NewID()}, at))
+		}
+		if _, err := f.Append("bob", lines); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newConvoBook(events.New(), func() time.Time { return testNow })
+	if err := c.look(f, func(string) string { return "box" }); err != nil {
+		t.Fatal(err)
+	}
+	convs, rates := c.snapshot()
+	// Only the last tailLines lines of bob's inbox are read: 25 senders'.
+	if len(convs) == 0 || convs[0].Key != "bob s59" || len(convs) >= tailLines/web.ConversationLines {
+		t.Fatalf("the snapshot carries %d conversations, the first %q; want the newest that fit", len(convs), convs[0].Key)
+	}
+	if _, err := wire.EncodeFrame(0, wire.KindEvt, events.KindSnapshot, web.View{Conversations: convs, MailRates: rates}); err != nil {
+		t.Fatalf("the snapshot of %d conversations does not fit a frame: %v", len(convs), err)
+	}
+}

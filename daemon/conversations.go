@@ -3,6 +3,7 @@ package daemon
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -95,8 +96,7 @@ func (c *convoBook) touch(handle string) {
 // once, not once per line.
 const lookGap = 100 * time.Millisecond
 
-// run looks whenever an inbox was touched, until ctx ends. A look that could
-// not read an inbox touches it again, so it is read at the next look.
+// run looks whenever an inbox was touched, until ctx ends.
 func (c *convoBook) run(ctx context.Context, f *filer.Filer, boxOf func(string) string, log *slog.Logger) error {
 	for {
 		select {
@@ -134,7 +134,9 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 	if all {
 		hs, err := f.Inboxes()
 		if err != nil {
-			c.touch("")
+			c.mu.Lock()
+			c.all = true // listed again at the next look
+			c.mu.Unlock()
 			return err
 		}
 		for _, h := range hs {
@@ -142,19 +144,22 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 		}
 	}
 	read := make(map[string][]filer.Receipt, len(todo))
+	var failed []error
 	for h := range todo {
 		var lines []filer.Receipt
 		if f.Has(h) {
 			var err error
 			if lines, err = f.Last(h, tailLines, nil); err != nil {
-				c.touch(h) // read again at the next look; the inbox is the truth
+				// Its conversations stay as last read until the inbox or its
+				// cursor moves again: the page is a view, the inbox the truth.
+				failed = append(failed, err)
 				continue
 			}
 		}
 		read[h] = lines
 	}
-	// Each sender's box is named before c.mu is taken: boxOf takes the
-	// page view's lock, which a snapshot holds while it takes c.mu.
+	// Each sender's box is named before c.mu is taken: boxOf takes the page
+	// view's lock, and no lock is taken while c.mu is held.
 	boxes := map[string]string{}
 	for _, lines := range read {
 		for _, l := range lines {
@@ -215,7 +220,7 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 	for _, r := range rates {
 		c.bus.Publish(web.EvMailRate, r)
 	}
-	return nil
+	return errors.Join(failed...)
 }
 
 // tailOf keeps an inbox's last ConversationLines from each sender.

@@ -36,10 +36,20 @@ func IsAgent(p Proc) bool {
 	return k == nativeAgent || k == nodeAgent
 }
 
+// Agent names an agent program by its program's name: the one name the hooks
+// sotd installs (hooks.Agent), the rows it runs (rows.Agent) and the layer
+// count use.
+type Agent string
+
+const (
+	Claude Agent = "claude"
+	Codex  Agent = "codex"
+)
+
 // AgentOf names the agent a command line runs, as the layer count would call
 // it: "claude" or "codex" by its program's name, or by a node host's script;
 // "" for anything else. A row started without an agent kind takes this one.
-func AgentOf(argv []string) string {
+func AgentOf(argv []string) Agent {
 	if len(argv) == 0 {
 		return ""
 	}
@@ -47,9 +57,9 @@ func AgentOf(argv []string) string {
 	k, script := classify(p)
 	switch k {
 	case nativeAgent:
-		return baseName(argv[0])
+		return Agent(baseName(argv[0]))
 	case nodeAgent:
-		return agentOfArg(argv[script])
+		return Agent(agentOfArg(argv[script]))
 	}
 	return ""
 }

@@ -54,7 +54,7 @@ func TestAgentOf(t *testing.T) {
 	const cc = "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"
 	for _, tc := range []struct {
 		argv []string
-		want string
+		want Agent
 	}{
 		{[]string{"claude", "--resume"}, "claude"},
 		{[]string{"/home/u/.local/bin/claude"}, "claude"},

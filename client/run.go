@@ -47,7 +47,7 @@ func (s *Session) Run(argv []string, tty *os.File, environ []string) int {
 		s.out("FAILED: %v; nothing was started", err)
 		return ExitFailed
 	}
-	agent := cmp.Or(ancestry.AgentOf(argv), string(rows.Other))
+	agent := string(cmp.Or(ancestry.AgentOf(argv), rows.Other))
 	cols, lines := rowSize(tty)
 	id, code := s.spawn(wire.WorkspaceSpawn{Handle: handle, Agent: agent, Argv: argv, Env: RunEnv(environ), Cols: cols, Rows: lines})
 	if code != ExitOK {

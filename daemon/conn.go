@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/sotcomm/sotd/daemon/internal/workspace"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -271,48 +272,20 @@ func (c *conn) untilAnswered(workers *sync.WaitGroup, hangUp context.CancelFunc)
 	}
 }
 
-// request decodes env's payload for its op. A bad payload is a frame error (the
-// connection closes); an op this daemon does not serve is a Refusal (it stays
-// open).
+// request decodes env's payload for its op (opTable). A bad payload is a
+// frame error (the connection closes); an op this daemon does not serve is a
+// Refusal (it stays open).
 func (c *conn) request(env wire.Envelope) (handler, error) {
-	switch env.Op {
-	case wire.OpCommFile:
-		var req wire.CommFile
-		if err := wire.DecodePayload(env.Payload, &req); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req, c.d.routeRegistry()) }, nil
-	case wire.OpRegistryList:
-		return func(context.Context) (any, error) { return c.d.registryList() }, nil
-	case wire.OpNetList:
-		var req wire.NetListPage
-		if len(env.Payload) > 0 { // a client older than pages sends none
-			if err := wire.DecodePayload(env.Payload, &req); err != nil {
-				return nil, err
-			}
-		}
-		return func(context.Context) (any, error) { return c.d.netList(req) }, nil
-	case wire.OpLinkStatus:
-		return func(context.Context) (any, error) { return c.d.linkStatus() }, nil
-	case wire.OpCommReceipts:
-		var req wire.CommReceipts
-		if err := wire.DecodePayload(env.Payload, &req); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) (any, error) { return c.d.commReceipts(ctx, nil, req) }, nil
-	case wire.OpHello:
-		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
-	}
-	if run, ok, err := c.d.rows.request(env, c.stream(env.ID)); ok {
-		return run, err
+	if o, ok := ops[env.Op]; ok {
+		return o.read(c, env)
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "unknown op: %s", env.Op)
 }
 
 // stream is what a streaming request needs of the connection: its end, and
 // events carrying the request's id.
-func (c *conn) stream(id uint64) rowStream {
-	return rowStream{peer: c.peer, gone: c.gone, emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
+func (c *conn) stream(id uint64) workspace.Stream {
+	return workspace.Stream{Peer: c.peer, Gone: c.gone, Emit: func(op string, v any) error { return c.w.Write(id, wire.KindEvt, op, v) }}
 }
 
 func (c *conn) answer(ctx context.Context, env wire.Envelope, run handler) {

@@ -12,6 +12,9 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
+	"github.com/sotcomm/sotd/daemon/internal/workspace"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/presence"
@@ -56,23 +59,22 @@ type Daemon struct {
 	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
 	dialogEvery time.Duration
 
-	net  *network     // this daemon's links, by its role; set by Run before serving
-	rows *rowsManager // the rows it runs; set by Run before serving
-	// netSet is closed once Run has set net, so another goroutine (a test, a
+	net  *network           // this daemon's links, by its role; set by Run before serving
+	rows *workspace.Manager // the rows it runs; set by Run before serving
+	// netSet is closed once Run has set net and view, so another goroutine (a test, a
 	// status reader) may read it after receiving from it.
 	netSet chan struct{}
 	// filed wakes the wake loop when a line is filed for a handle a row may act
 	// as (rowMayAct; buffered: one pass covers every line filed before it runs).
 	filed chan struct{}
 
-	view      *webView      // what the status page shows
-	pageKick  chan struct{} // asks the page's watch to look now
-	pageBatch *batcher      // files the page's messages; set by Run before the page serves
+	view      *page.Page // what the status page shows; set by Run before net
+	pageBatch *batcher   // files the page's messages; set by Run before the page serves
 
 	// reg is the registry as last parsed: every read of it here (each filing
 	// batch, the wake, the stamper, the directory, the view) goes through it,
 	// so a large registry is parsed once a change, not once a reader and tick.
-	reg *regCache
+	reg *regcache.Cache
 }
 
 // Default bounds of group commit.
@@ -108,7 +110,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), view: newWebView(cfg.Host, cfg.Now), pageKick: make(chan struct{}, 1), reg: &regCache{h: cfg.Home}}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: workspace.DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), reg: regcache.New(cfg.Home)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {
@@ -153,6 +155,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Manager = own
 	f.Log = d.log
 	f.Observer = observer{}
+	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}})
 	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
 	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
@@ -175,11 +178,10 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	})
 	defer b.wait()
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
-	d.rows = newRowsManager(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
-	d.rows.reg = d.reg
-	d.rows.notify = d.kickPage
-	d.rows.discover()
-	defer d.rows.close()
+	d.rows = workspace.New(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
+	d.rows.Share(d.reg.Read, d.view.Kick)
+	d.rows.Discover()
+	defer d.rows.Close()
 	d.pageBatch = b
 	d.net.prepare(mgr, f, b)
 	defer d.net.drain()
@@ -188,13 +190,12 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer func() { lost = sup.wait() }()
 	sup.start(ctx, d.watchRun(ep, pres))
 	d.net.start(ctx, sup)
-	d.rows.start(ctx, sup, d.dialogEvery)
-	d.rows.startWake(ctx, sup, f, d.filed)
+	d.startRows(ctx, sup, f)
 	// A line a client appends itself (route 1) kicks the wake as the daemon's own do.
 	sup.start(ctx, service{name: "inbox watch", run: func(ctx context.Context) error {
 		return filer.WatchInboxes(ctx, d.cfg.Home.InboxDir(), d.appendedTo)
 	}})
-	d.startWeb(ctx, sup, f)
+	d.startPage(ctx, sup, f)
 	d.serve(ctx, ep, b)
 	return nil
 }

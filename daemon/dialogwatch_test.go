@@ -20,9 +20,9 @@ import (
 func TestDialogWatch(t *testing.T) {
 	t.Parallel()
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			t.Parallel()
-			r := startRig(t, withRows(k.make(t)), func(d *Daemon) { d.dialogEvery = 50 * time.Millisecond })
+			r := startRig(t, withRows(k.Make(t)), func(d *Daemon) { d.dialogEvery = 50 * time.Millisecond })
 			c := r.dial(t)
 			spawn, _ := fakeSpawn(t, "Repo", "Repo-box")
 			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID

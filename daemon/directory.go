@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -37,7 +39,7 @@ const tickWait = 2*directoryEvery + 500*time.Millisecond
 // its page last looked at them; at most one view event each viewGap and only
 // what changed.
 type directory struct {
-	reg   *regCache // the daemon's
+	reg   *regcache.Cache // the daemon's
 	box   string
 	log   *slog.Logger
 	every time.Duration
@@ -60,7 +62,7 @@ func (d *directory) up(c *link.Conn) {
 
 // run sends what changed, every d.every, until ctx ends.
 func (d *directory) run(ctx context.Context) error {
-	return everyTick(ctx, d.every, func() {
+	return ctxsleep.Every(ctx, d.every, func() {
 		d.mu.Lock()
 		d.syncLocked()
 		d.mu.Unlock()
@@ -77,7 +79,7 @@ func (d *directory) syncLocked() {
 		return
 	default:
 	}
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
 		d.log.Debug("the directory was not sent: the registry could not be read", "err", err)
 		return
@@ -122,7 +124,7 @@ func (d *directory) tell(handle string) {
 // heldOrNone is the set of handles this box's registry lists under this box,
 // none when the registry cannot be read.
 func (d *directory) heldOrNone() map[string]bool {
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
 		return nil
 	}

@@ -15,6 +15,14 @@
 // own handles (route.go). Those parts are services under a supervisor that
 // restarts a failing one with backoff, and Run waits for all of them.
 //
+// The socket's ops are one table (optable.go). The daemon's other parts are
+// packages under internal/, each run under the supervisor: workspace (the rows,
+// their ops, the liveness stamper, the dialog watch and the wake), page (the
+// status page's model, which reads the daemon through page.Source), viewdiff
+// (when two pictures of an entry or a row read the same), regcache (the
+// registry's last parse, which every reader here shares) and refuse (the
+// refusals they share).
+//
 // Everything runs under Run's context: the services, each connection, and each
 // request under its connection's context, which also ends when the client hangs
 // up, so what a request waits on from another box (a forward, an offer, a

@@ -28,7 +28,7 @@ func rowIDs(rs []web.Row) []string {
 // them: each change publishes workspace.changed carrying every row as it is now
 // (the first up to Ready), and a new subscription's snapshot agrees.
 func TestRowsPublishWorkspaceChanged(t *testing.T) {
-	p := startPage(t, withRows(backendKinds(t)[0].make(t)))
+	p := startPage(t, withRows(backendKinds(t)[0].Make(t)))
 	ws, snap := p.subscribe(t)
 	if len(snap.Rows) != 0 {
 		t.Fatalf("the snapshot before any spawn holds rows %+v", snap.Rows)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
@@ -66,7 +67,7 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 		own := &directory{reg: d.reg, box: d.cfg.Host}
 		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
 	case role.LinkTo != "":
-		n.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.ownRows}
+		n.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.OwnRows}
 		n.copy = &netCopy{}
 		n.keeper = &link.Keeper{
 			Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: d.log, Ticks: true},
@@ -396,12 +397,12 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 const holdWait = time.Second
 
 // mayActFor refuses a linked box's request on behalf of a handle it does not
-// hold, other than its own page's sender (PageSender). On the hub every request
+// hold, other than its own page's sender (page.Sender). On the hub every request
 // from a guest must name one of the guest's own handles; a guest takes its
 // hub's word, since the hub checked the box that asked before it asked anyone
 // on, and its own socket is its owner's.
 func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
-	if n.router == nil || handle == PageSender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
+	if n.router == nil || handle == page.Sender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
 	n.router.Warn(c, "a linked box asked to act for a handle it does not hold; refused", "handle", handle)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -16,7 +17,7 @@ import (
 // the status page are read from it.
 type linkBook struct {
 	now  func() time.Time
-	view *webView
+	view *page.Page
 	born time.Time // when the daemon started: the since of a link never up
 
 	mu    sync.Mutex
@@ -30,7 +31,7 @@ type linkEntry struct {
 	refused []wire.RefusedClaim // the hub's last word on claims it refused over conn
 }
 
-func newLinkBook(now func() time.Time, view *webView) *linkBook {
+func newLinkBook(now func() time.Time, view *page.Page) *linkBook {
 	return &linkBook{now: now, view: view, born: now(), boxes: map[string]*linkEntry{}}
 }
 
@@ -44,7 +45,7 @@ func (b *linkBook) up(c *link.Conn) {
 	defer b.mu.Unlock()
 	e := b.entry(c.Box())
 	e.conn, e.since, e.refused = c, now, nil
-	b.view.setLink(pageLink(c, c.Health(), now))
+	b.view.SetLink(pageLink(c, c.Health(), now))
 }
 
 // down records a link that ended, unless a newer one of its box is up.
@@ -60,7 +61,7 @@ func (b *linkBook) down(c *link.Conn) {
 	if err := c.Err(); err != nil {
 		e.lastErr = err.Error()
 	}
-	b.view.setLink(web.Link{Peer: c.Box(), Up: false, Since: now, Reason: e.lastErr})
+	b.view.SetLink(web.Link{Peer: c.Box(), Up: false, Since: now, Reason: e.lastErr})
 }
 
 // sampled shows a link's new round trip on the page (the link's OnHealth).
@@ -68,7 +69,7 @@ func (b *linkBook) sampled(c *link.Conn, h link.Health) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e := b.entry(c.Box()); e.conn == c {
-		b.view.setLink(pageLink(c, h, e.since))
+		b.view.SetLink(pageLink(c, h, e.since))
 	}
 }
 

@@ -81,7 +81,7 @@ func TestLinkStatusByRole(t *testing.T) {
 	}
 
 	// The page shows each link's round trip too.
-	for _, l := range hb.d.Snapshot().Links {
+	for _, l := range hb.d.view.Snapshot().Links {
 		if l.Peer == "ga" && (!l.Up || l.RTTMillis <= 0) {
 			t.Errorf("the hub's page shows %+v for ga; want it up with its round trip", l)
 		}

@@ -8,7 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/refuse"
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/hub"
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
@@ -25,11 +28,6 @@ const (
 	// viewGap is the least time between two events on one link: viewEvery
 	// less the slack a ticker's jitter needs, so a tick each viewEvery sends.
 	viewGap = viewEvery * 9 / 10
-	// viewSeenGrain: a last_seen that moved by less than this is not a change
-	// worth an event (the liveness it feeds is judged where the entry lives,
-	// and a flip of it always is one), so a session's frequent stamps cost
-	// nothing on the links.
-	viewSeenGrain = time.Minute
 	// viewChunk bounds one view event's encoded entries, well under the 1 MiB
 	// frame: a larger set goes as several events, in order.
 	viewChunk = 256 << 10
@@ -58,49 +56,6 @@ func viewEntries(doc *registry.Doc, box string, now time.Time, keep func(name st
 		}
 	}
 	return out
-}
-
-// sameInView says whether a reader told a needs no word about b: only a
-// last_seen that moved by less than viewSeenGrain differs.
-func sameInView(a, b wire.ViewEntry) bool {
-	if a.LastSeen != b.LastSeen {
-		ta, ea := time.Parse(time.RFC3339, a.LastSeen)
-		tb, eb := time.Parse(time.RFC3339, b.LastSeen)
-		if ea != nil || eb != nil || tb.Sub(ta).Abs() >= viewSeenGrain {
-			return false
-		}
-		a.LastSeen = b.LastSeen
-	}
-	return a.Handle == b.Handle && a.Box == b.Box && a.Repo == b.Repo && slices.Equal(a.Expertise, b.Expertise) &&
-		a.Live == b.Live && a.State == b.State && a.Summary == b.Summary && a.StatusAt == b.StatusAt
-}
-
-// sameViewRow says whether two rows read the same.
-func sameViewRow(a, b wire.ViewRow) bool {
-	if !sameExit(a.ExitCode, b.ExitCode) {
-		return false
-	}
-	a.ExitCode, b.ExitCode = nil, nil
-	return a == b
-}
-
-func sameExit(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-
-// changes is what takes a reader told told to now: what came or changed, in
-// key order, and the keys gone.
-func changes[V any](told, now map[string]V, same func(a, b V) bool) (changed []V, gone []string) {
-	for _, k := range slices.Sorted(maps.Keys(now)) {
-		if old, ok := told[k]; !ok || !same(old, now[k]) {
-			changed = append(changed, now[k])
-		}
-	}
-	for k := range told {
-		if _, ok := now[k]; !ok {
-			gone = append(gone, k)
-		}
-	}
-	slices.Sort(gone)
-	return changed, gone
 }
 
 // viewTold is what one link was last told of the view, and when.
@@ -152,8 +107,8 @@ func (t *viewTold) next(now map[string]wire.ViewEntry, rows map[string]wire.View
 	if t.entries == nil {
 		ev.Full = true
 	}
-	ev.Entries, ev.Removed = changes(t.entries, now, sameInView)
-	ev.Rows, ev.RowsRemoved = changes(t.rows, rows, sameViewRow)
+	ev.Entries, ev.Removed = viewdiff.Changes(t.entries, now, viewdiff.SameInView)
+	ev.Rows, ev.RowsRemoved = viewdiff.Changes(t.rows, rows, viewdiff.SameViewRow)
 	if boxes != nil && (ev.Full || !slices.Equal(boxes, t.boxes)) {
 		ev.Boxes = boxes
 	}
@@ -248,7 +203,7 @@ func (c *netCopy) lost(at time.Time, why string) {
 // directory does its own part.
 func (n *network) viewService(ctx context.Context) error {
 	told := map[hub.Peer]*viewTold{}
-	return everyTick(ctx, viewEvery, func() { n.pushView(told) })
+	return ctxsleep.Every(ctx, viewEvery, func() { n.pushView(told) })
 }
 
 // pushView is one round of the hub's: its own entries and rows are read, and
@@ -256,8 +211,8 @@ func (n *network) viewService(ctx context.Context) error {
 func (n *network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.d.cfg.Now()
 	v := n.router.View()
-	if doc, err := n.d.reg.read(); err == nil {
-		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.ownRows())
+	if doc, err := n.d.reg.Read(); err == nil {
+		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.OwnRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}
@@ -330,9 +285,9 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 // box's entries as the hub's view holds them, local entries first; one page of
 // them, after page.After.
 func (d *Daemon) netList(page wire.NetListPage) (any, error) {
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
-		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
+		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}
 	now := d.cfg.Now()
 	out := wire.NetList{Box: d.cfg.Host, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}

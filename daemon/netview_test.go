@@ -13,7 +13,6 @@ import (
 
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/registry"
-	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -31,7 +30,7 @@ func viewOf(es ...wire.ViewEntry) map[string]wire.ViewEntry {
 
 // TestViewToldSendsOnlyChangesAtABoundedRate: a new link gets the whole view;
 // then only what changed, at most one event each viewGap; a last_seen that
-// moved by under viewSeenGrain is no change, but creeping past it in steps is.
+// moved by under viewdiff.SeenGrain is no change, but creeping past it in steps is.
 func TestViewToldSendsOnlyChangesAtABoundedRate(t *testing.T) {
 	alice := wire.ViewEntry{Handle: "alice", Box: "ga", LastSeen: seen(t0), Live: true, State: "idle"}
 	bob := wire.ViewEntry{Handle: "bob", Box: "ga", LastSeen: seen(t0), Live: true, State: "working"}
@@ -335,70 +334,6 @@ func TestSplitViewKeepsRows(t *testing.T) {
 	}
 	if len(c.rows) != 3000 {
 		t.Fatalf("the copy holds %d rows", len(c.rows))
-	}
-}
-
-// TestPagePublishesRowsByBox: the page hears of another box's rows as one
-// box.rows event for each box whose rows moved, with every row it has now,
-// and an empty list when they went; its snapshot lists them.
-func TestPagePublishesRowsByBox(t *testing.T) {
-	v := newWebView("ga", func() time.Time { return t0 })
-	sub := v.bus.Subscribe(func() any { return nil }, 64)
-	defer sub.Close()
-	boxes := web.Boxes{Known: true, List: []web.BoxState{}}
-	hb1 := wire.ViewRow{ID: "w1", Box: "hb", Phase: "Ready", Handle: "hank", Since: seen(t0)}
-	gb1 := wire.ViewRow{ID: "w1", Box: "gb", Phase: "Ready"}
-	gb2 := wire.ViewRow{ID: "w2", Box: "gb", Phase: "Starting"}
-	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes)
-	gb2.Phase = "Ready"
-	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes)
-	v.setRemote(nil, viewRowsOf(hb1, gb1, gb2), boxes) // nothing moved
-	v.setRemote(nil, viewRowsOf(gb1, gb2), boxes)
-
-	var got []string
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for len(got) < 4 {
-		ev, err := sub.Next(ctx)
-		if err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		br, ok := ev.Payload.(web.BoxRows)
-		if ev.Kind != web.EvBoxRows || !ok {
-			continue
-		}
-		s := br.Box + ":"
-		for _, r := range br.Rows {
-			s += " " + r.ID + "=" + r.Phase
-		}
-		got = append(got, s)
-	}
-	want := []string{"gb: w1=Ready w2=Starting", "hb: w1=Ready", "gb: w1=Ready w2=Ready", "hb:"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("box.rows events %q, want %q", got, want)
-	}
-	v.host = "ga"
-	v.rows = []web.Row{{ID: "w1", Host: "ga", Phase: "Ready"}}
-	d := &Daemon{view: v}
-	snap := d.Snapshot()
-	if len(snap.RemoteRows) != 2 || snap.RemoteRows[0].Host != "gb" || len(snap.Rows) != 1 {
-		t.Fatalf("the snapshot's rows: %+v, remote %+v", snap.Rows, snap.RemoteRows)
-	}
-}
-
-// TestOwnRowsCarryTheirMetadata: this box's part of the view is its page's
-// rows with their label, agent, handle, phase, exit code and start.
-func TestOwnRowsCarryTheirMetadata(t *testing.T) {
-	v := newWebView("ga", func() time.Time { return t0 })
-	code := 2
-	v.setRows([]web.Row{{ID: "w1", Host: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: t0}})
-	got := v.ownRows()
-	want := wire.ViewRow{ID: "w1", Box: "ga", Label: "api", Agent: "codex", Handle: "alice", Phase: "Stopped", ExitCode: &code, Since: seen(t0)}
-	if len(got) != 1 || !sameViewRow(got["ga/w1"], want) {
-		t.Fatalf("own rows: %+v", got)
-	}
-	if back := pageRow(got["ga/w1"]); !sameRow(back, v.rows[0]) {
-		t.Fatalf("a row read back as %+v", back)
 	}
 }
 

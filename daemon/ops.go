@@ -3,11 +3,10 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/metrics"
@@ -46,13 +45,13 @@ func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
 // receiver and the box, its registry entry and the lock manager's record, is
 // checked once for the whole batch, just before the append: the registry is looked
 // at once per batch, as fresh as it can be, like the fsync, and parsed again only
-// when it changed (regCache). ownOnly files only for a
+// when it changed (regcache). ownOnly files only for a
 // handle listed under this box (an offer from the hub); any other is not_here.
 func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines []filer.Line, ownOnly bool) (res []filer.Result, err error) {
 	defer countRefused(&err)
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
-		return nil, unreadable(wire.CodeFileFailed, "nothing was filed", err)
+		return nil, refuse.Unreadable(wire.CodeFileFailed, "nothing was filed", err)
 	}
 	if e, ok := doc.Agents[handle]; ownOnly && (!ok || e.Host != d.cfg.Host) {
 		return nil, wire.NoBoxKnows(handle, nil)
@@ -109,14 +108,14 @@ func (d *Daemon) filedNow() {
 // appendedTo kicks the wake for a line appended to handle's inbox by any
 // process (a client's own append too), as filing does for the daemon's own;
 // "" (appends not known) kicks it. The page's conversations read the inbox
-// again (convoBook.touch).
+// again (page.InboxMoved).
 func (d *Daemon) appendedTo(handle string) {
-	d.view.convos.touch(handle)
+	d.view.InboxMoved(handle)
 	if handle == "" {
 		d.filedNow()
 		return
 	}
-	if doc, err := d.reg.read(); err == nil && d.rowMayAct(doc, handle) {
+	if doc, err := d.reg.Read(); err == nil && d.rowMayAct(doc, handle) {
 		d.filedNow()
 	}
 }
@@ -130,9 +129,9 @@ func (d *Daemon) refused(req wire.CommFile, err error) error {
 
 // registryList answers with the registry's agents as they are on disk.
 func (d *Daemon) registryList() (any, error) {
-	doc, err := d.reg.read()
+	doc, err := d.reg.Read()
 	if err != nil {
-		return nil, unreadable(wire.CodeUnreadable, "nothing can be listed", err)
+		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}
 	b, err := doc.Marshal()
 	if err != nil {
@@ -145,13 +144,4 @@ func (d *Daemon) registryList() (any, error) {
 		return nil, fmt.Errorf("encode the registry: %w", err)
 	}
 	return wire.RegistryList{Agents: top.Agents}, nil
-}
-
-// unreadable refuses in the registry's own words, which name the file and the
-// fix for a damaged one.
-func unreadable(code, notDone string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return wire.Refuse(code, "%s: %v; a join (comm-join.sh) creates it", notDone, err)
-	}
-	return wire.Refuse(code, "%s: %v", notDone, err)
 }

@@ -14,12 +14,3 @@ func credOf(fd int) (uid, pid int, err error) {
 	}
 	return int(cred.Uid), pid, nil
 }
-
-// procUID is the account pid runs as: its effective uid.
-func procUID(pid int) (int, error) {
-	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
-	if err != nil {
-		return 0, err
-	}
-	return int(kp.Eproc.Ucred.Uid), nil
-}

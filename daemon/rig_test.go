@@ -8,18 +8,16 @@ import (
 	"flag"
 	"net"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/internal/testutil"
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/registry"
-	"github.com/sotcomm/sotd/rows/rowstest"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -34,37 +32,17 @@ func TestMain(m *testing.M) {
 	// simulation beside them.
 	flag.Parse()
 	testutil.AtLeastParallel(4)
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
-		if fakeAgentDir != "" {
-			os.RemoveAll(fakeAgentDir)
-		}
-	}))
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { rigtest.RemoveFakeAgent() }))
 }
 
-// The fake agent, built at the first rows test: a helper process this test
-// binary re-execs (as another user, say) builds nothing.
+// The rig's clock, home and registry (rigtest).
 var (
-	fakeAgentOnce sync.Once
-	fakeAgentDir  string
-	fakeAgentBin  string
-	fakeAgentErr  error
+	testNow       = rigtest.Now
+	newHome       = rigtest.NewHome
+	writeRegistry = rigtest.WriteRegistry
+	fakeAgentPath = rigtest.FakeAgent
+	byteLog       = rigtest.ByteLog
 )
-
-func fakeAgentPath(t testing.TB) string {
-	t.Helper()
-	fakeAgentOnce.Do(func() {
-		if fakeAgentDir, fakeAgentErr = os.MkdirTemp("", "daemon-bin"); fakeAgentErr == nil {
-			fakeAgentBin, fakeAgentErr = rowstest.BuildFakeAgent(fakeAgentDir)
-		}
-	})
-	if fakeAgentErr != nil {
-		t.Fatal(fakeAgentErr)
-	}
-	return fakeAgentBin
-}
-
-// testNow is the daemon's clock in every test: liveness is judged against it.
-var testNow = time.Date(2026, 5, 29, 18, 4, 0, 0, time.UTC)
 
 // rig is a daemon serving a temporary comm home on a real Unix socket, with a
 // registry that lists bob (live), stale (last seen an hour ago) and carol (live).
@@ -75,42 +53,6 @@ type rig struct {
 
 	cancel context.CancelFunc
 	done   chan error
-}
-
-// newHome makes a comm home under /tmp: socket paths under t.TempDir() can
-// exceed the OS's limit (104 bytes on macOS).
-func newHome(t testing.TB) home.Home {
-	t.Helper()
-	dir := testutil.ShortDir(t, "sd")
-	h, err := home.At(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeRegistry(t, h, map[string]string{
-		"bob":   registry.Stamp(testNow.Add(-time.Minute)),
-		"carol": registry.Stamp(testNow),
-		"stale": registry.Stamp(testNow.Add(-time.Hour)),
-	})
-	return h
-}
-
-// writeRegistry publishes a registry whose agents were last seen as given.
-func writeRegistry(t testing.TB, h home.Home, lastSeen map[string]string) {
-	t.Helper()
-	agents := map[string]any{}
-	for name, ls := range lastSeen {
-		agents[name] = map[string]any{"host": "box", "repo": name, "root": "/src/" + name, "status": "active", "joined": ls, "last_seen": ls}
-	}
-	b, err := json.Marshal(map[string]any{"protocol_version": 1, "agents": agents})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Ensure(); err != nil {
-		t.Fatal(err)
-	}
-	if err := home.WriteAtomic(h.Registry(), b); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // startRig runs a daemon on a new home; tune, when given, adjusts it before Run.

@@ -69,7 +69,7 @@ func (d *Daemon) route(ctx context.Context, b *batcher, req wire.CommFile, reg r
 	return route.Follow(route.For(hop, own, listed), here, onward)
 }
 
-// registryLook is the registry as the filing path read it once (regCache), for
+// registryLook is the registry as the filing path read it once (regcache), for
 // the routes of the requests that arrived before: whether it lists a handle
 // only spares a line the batcher's queue, since the batch looks at the registry
 // again just before its append.
@@ -80,7 +80,7 @@ type registryLook struct {
 
 // routeRegistry reads the registry for the routes of the requests here now.
 func (d *Daemon) routeRegistry() registryLook {
-	doc, _ := d.reg.read() // nil when it cannot be read, which lists takes as listing
+	doc, _ := d.reg.Read() // nil when it cannot be read, which lists takes as listing
 	return registryLook{doc: doc, host: d.cfg.Host}
 }
 

@@ -5,17 +5,13 @@ package daemon
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
-	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
@@ -24,37 +20,14 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// backendKind makes one rows backend for a daemon under test.
-type backendKind struct {
-	name string
-	make func(t testing.TB) func(h home.Home, host string, opt rows.Options) rows.Backend
-}
+// The rows backends under test (rigtest).
+type backendKind = rigtest.BackendKind
 
-// backendKinds is the PTY always, and tmux where it is installed (CI installs it).
-func backendKinds(t testing.TB) []backendKind {
-	ks := []backendKind{{"pty", func(testing.TB) func(home.Home, string, rows.Options) rows.Backend {
-		return func(_ home.Home, _ string, opt rows.Options) rows.Backend { return rows.NewPTY(opt) }
-	}}}
-	if _, err := exec.LookPath("tmux"); err == nil {
-		ks = append(ks, backendKind{"tmux", tmuxBackend})
-	} else if os.Getenv("CI") != "" {
-		t.Fatalf("tmux is not installed, and CI must test the tmux backend: %v", err)
-	}
-	return ks
-}
-
-// tmuxBackend makes tmux backends whose server the test's end kills, since its
-// rows outlive every daemon.
-func tmuxBackend(t testing.TB) func(home.Home, string, rows.Options) rows.Backend {
-	return func(h home.Home, host string, opt rows.Options) rows.Backend {
-		b, err := rows.NewTmux(h, host, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { exec.Command("tmux", "-S", b.Socket(), "kill-server").Run() })
-		return b
-	}
-}
+var (
+	backendKinds = rigtest.BackendKinds
+	tmuxBackend  = rigtest.TmuxBackend
+	fakeSpawn    = rigtest.FakeSpawn
+)
 
 func withRows(mk func(home.Home, string, rows.Options) rows.Backend) func(*Daemon) {
 	return func(d *Daemon) { d.cfg.Rows = mk }
@@ -74,13 +47,6 @@ func callErr(c *wire.Client, op string, req, resp any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return c.Call(ctx, op, req, resp)
-}
-
-// fakeSpawn is a spawn of the fake agent, whose byte log is returned with it.
-func fakeSpawn(t testing.TB, label, handle string) (wire.WorkspaceSpawn, string) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "bytes.log")
-	return wire.WorkspaceSpawn{Label: label, Handle: handle, Agent: "claude", Cwd: dir, Argv: []string{fakeAgentPath(t)}, Env: []string{rowstest.EnvLog + "=" + log}}, log
 }
 
 // waitRow polls workspace.list until the row satisfies ok.
@@ -133,8 +99,8 @@ func hasLine(s wire.PtyScreen, sub string) bool {
 // handle.
 func TestRowLife(t *testing.T) {
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
-			r := startRig(t, withRows(k.make(t)))
+		t.Run(k.Name, func(t *testing.T) {
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 			spawn, log := fakeSpawn(t, "Repo", "Repo-box")
 			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID
@@ -205,7 +171,7 @@ func isCode(err error, code string) bool {
 // TestAgentJoinMoves gives one handle to a newer row: the registry binds it to
 // that row, the older row is listed without it, and clearance names the holder.
 func TestAgentJoinMoves(t *testing.T) {
-	r := startRig(t, withRows(backendKinds(t)[0].make(t)))
+	r := startRig(t, withRows(backendKinds(t)[0].Make(t)))
 	c := r.dial(t)
 	first, _ := fakeSpawn(t, "first", "Repo-box")
 	a := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, first).WorkspaceID
@@ -305,8 +271,8 @@ func TestTmuxRowSurvivesRestart(t *testing.T) {
 // never ran.
 func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
-			r := startRig(t, withRows(k.make(t)))
+		t.Run(k.Name, func(t *testing.T) {
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 			missing := wire.WorkspaceSpawn{Label: "broken", Cwd: t.TempDir(), Argv: []string{"/no/such/agent-program"}}
 
@@ -344,99 +310,12 @@ func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
 	}
 }
 
-// TestAnUnreadableRegistryIsLoggedOnce lists rows as the page's tick does,
-// 51 times while the registry does not parse: one WARN says so, and one INFO
-// when it reads again; the ticks after say nothing.
-func TestAnUnreadableRegistryIsLoggedOnce(t *testing.T) {
-	h := home.Home{Dir: t.TempDir()}
-	logs := &testutil.SyncBuffer{}
-	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, rows.NewPTY(rows.Options{}))
-	defer m.close()
-	if err := os.WriteFile(h.Registry(), []byte("{not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tick := func(n int) {
-		for range n {
-			if _, err := m.list(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	tick(51)
-	if err := os.Remove(h.Registry()); err != nil {
-		t.Fatal(err)
-	}
-	if err := registry.Ensure(h); err != nil {
-		t.Fatal(err)
-	}
-	tick(5)
-	log := logs.String()
-	for sub, n := range map[string]int{"level=WARN": 1, "the registry does not read": 1, "level=INFO": 1, "the registry reads again": 1} {
-		if got := strings.Count(log, sub); got != n {
-			t.Errorf("the log says %q %d times, want %d:\n%s", sub, got, n, log)
-		}
-	}
-}
-
-// TestTypingKeepsEachInputWhole sends pty.inputs, each text then its Enter,
-// into one row at once while the wake types its own single writes: each input
-// reaches the row whole (the backends serialise one write, not a pair), and
-// once the typing is done the daemon holds no lock for the row, nor for rows
-// that are gone.
-func TestTypingKeepsEachInputWhole(t *testing.T) {
-	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
-			var d *Daemon
-			r := startRig(t, withRows(k.make(t)), func(x *Daemon) { d = x })
-			c := r.dial(t)
-			spawn, log := fakeSpawn(t, "Repo", "")
-			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID
-			waitRow(t, c, id, "Ready", func(w wire.Workspace) bool { return w.Phase == string(rows.Ready) })
-			const n = 12
-			var typists sync.WaitGroup
-			for i := range n {
-				typists.Go(func() {
-					in := wire.PtyInput{WorkspaceID: id, DataB64: base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "<%02d>", i)), Enter: true}
-					if err := callErr(c, wire.OpPtyInput, in, &wire.Done{}); err != nil {
-						t.Errorf("pty.input %d: %v", i, err)
-					}
-				})
-				typists.Go(func() {
-					if err := (WakeRows{d.rows}).Input(id, []byte("~")); err != nil {
-						t.Errorf("the wake's write %d: %v", i, err)
-					}
-				})
-			}
-			typists.Wait()
-			var got string
-			waitFor(t, "every input in the row's byte log", func() bool {
-				got = byteLog(t, log)
-				return strings.Count(got, "\r") == n && strings.Count(got, "~") == n
-			})
-			for i := range n {
-				if want := fmt.Sprintf("<%02d>\r", i); !strings.Contains(got, want) {
-					t.Fatalf("the row's byte log %q does not hold %q whole", got, want)
-				}
-			}
-			if err := (WakeRows{d.rows}).Input("ws-gone", []byte("x")); err == nil {
-				t.Fatal("typing into a row that does not exist did not fail")
-			}
-			d.rows.mu.Lock()
-			left := len(d.rows.typing)
-			d.rows.mu.Unlock()
-			if left != 0 {
-				t.Fatalf("the daemon holds %d row locks after the typing ended, want none", left)
-			}
-		})
-	}
-}
-
 // A row whose program prints one line and exits at once is listed Stopped with
 // its exit code, and its screen still shows the line, on every backend.
 func TestExitedRowKeepsItsScreen(t *testing.T) {
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
-			r := startRig(t, withRows(k.make(t)))
+		t.Run(k.Name, func(t *testing.T) {
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 			spawn := wire.WorkspaceSpawn{Label: "fatal", Agent: "other", Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", "echo FATAL: no key; exit 3"}}
 			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, spawn).WorkspaceID

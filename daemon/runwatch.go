@@ -14,11 +14,11 @@ import (
 	"github.com/sotcomm/sotd/presence"
 )
 
-// RunWatchEvery is how often a daemon checks that the files it holds by path
+// runWatchEvery is how often a daemon checks that the files it holds by path
 // are still there.
-const RunWatchEvery = 2 * time.Second
+const runWatchEvery = 2 * time.Second
 
-// watchRun is the service that checks, every RunWatchEvery, that the paths of
+// watchRun is the service that checks, every runWatchEvery, that the paths of
 // the socket, its lock, run/daemons.lock and the daemon's record still name the
 // files this daemon holds. Deleting run/ (a cleanup script, a tmpfs remounted)
 // leaves a daemon listening on a socket no client reaches and holding locks no
@@ -27,7 +27,7 @@ const RunWatchEvery = 2 * time.Second
 // fatally, which ends the daemon rather than let two run.
 func (d *Daemon) watchRun(ep *endpoint, p *presence.Presence) service {
 	return service{name: "run watch", run: func(ctx context.Context) error {
-		t := time.NewTicker(RunWatchEvery)
+		t := time.NewTicker(runWatchEvery)
 		defer t.Stop()
 		for {
 			select {

@@ -67,17 +67,3 @@ func (s *supervisor) wait() error {
 	defer s.mu.Unlock()
 	return s.fatal
 }
-
-// everyTick is a service's body that runs do once each period until ctx ends.
-func everyTick(ctx context.Context, period time.Duration, do func()) error {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		do()
-	}
-}

@@ -112,7 +112,7 @@ func TestWakeRealClaude(t *testing.T) {
 	t.Parallel()
 	claude := agentBinary(t, "claude", "@anthropic-ai/claude-code")
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			t.Parallel()
 			apiLog := &testutil.SyncBuffer{}
 			api, err := fakeclaude.Start(slog.New(slog.NewTextHandler(apiLog, nil)))
@@ -125,7 +125,7 @@ func TestWakeRealClaude(t *testing.T) {
 					t.Logf("the fake Messages API's log:\n%s", apiLog)
 				}
 			})
-			r := startRig(t, withRows(k.make(t)))
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 
 			proj := project(t)
@@ -145,7 +145,7 @@ func TestWakeRealClaude(t *testing.T) {
 				text, ok := promptRow(s)
 				return ok && text == ""
 			})
-			t.Logf("%s: spawn to Claude Code's prompt: %v", k.name, time.Since(spawned).Round(10*time.Millisecond))
+			t.Logf("%s: spawn to Claude Code's prompt: %v", k.Name, time.Since(spawned).Round(10*time.Millisecond))
 
 			filed := time.Now()
 			fileTo(t, c, "Claude-box")
@@ -154,7 +154,7 @@ func TestWakeRealClaude(t *testing.T) {
 				return ok
 			})
 			at, _ := noticeAt(api, filed)
-			t.Logf("%s: filing to notice submitted: %v", k.name, at.Sub(filed).Round(10*time.Millisecond))
+			t.Logf("%s: filing to notice submitted: %v", k.Name, at.Sub(filed).Round(10*time.Millisecond))
 
 			testutil.Eventually(t, 10*time.Second, "the turn's reply and an empty prompt again", func() bool {
 				s = screenOfRow(t, c, id)

@@ -56,14 +56,14 @@ func TestWakeRealCodex(t *testing.T) {
 	t.Parallel()
 	codex := agentBinary(t, "codex", "@openai/codex")
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			t.Parallel()
 			api, err := fakeopenai.Start(slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { api.Close() })
-			r := startRig(t, withRows(k.make(t)))
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 			proj := project(t)
 			id := rowCall[wire.WorkspaceRef](t, c, wire.OpWorkspaceSpawn, wire.WorkspaceSpawn{
@@ -86,7 +86,7 @@ func TestWakeRealCodex(t *testing.T) {
 				return ok
 			})
 			at, _ := api.Prompted(registry.WakeNotice, filed)
-			t.Logf("%s: filing to notice submitted: %v", k.name, at.Sub(filed).Round(10*time.Millisecond))
+			t.Logf("%s: filing to notice submitted: %v", k.Name, at.Sub(filed).Round(10*time.Millisecond))
 			rowCall[wire.Done](t, c, wire.OpWorkspaceDestroy, wire.WorkspaceRef{WorkspaceID: id})
 		})
 	}

@@ -4,12 +4,12 @@ package daemon
 
 import (
 	"encoding/base64"
-	"os"
 	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -37,15 +37,6 @@ func fileTo(t *testing.T, c *wire.Client, handle string) {
 	}
 }
 
-func byteLog(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // noticeWithin bounds the wait for a notice to a row at a free, still prompt.
 // The wake types it within a tick and StillFor of the filing (3.5 s, which the
 // tests log); the bound is looser so that a loaded machine running the race
@@ -60,9 +51,9 @@ const noticeWithin = 2*(wake.Every+wake.StillFor) + 2*time.Second
 func TestWakeTypesTheNotice(t *testing.T) {
 	t.Parallel()
 	for _, k := range backendKinds(t) {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			t.Parallel()
-			r := startRig(t, withRows(k.make(t)))
+			r := startRig(t, withRows(k.Make(t)))
 			c := r.dial(t)
 			free, freeLog := wakeRow(t, c, "free", "Free-box")
 			busy, busyLog := wakeRow(t, c, "busy", "Busy-box", rowstest.EnvBusy+"=1")
@@ -73,7 +64,7 @@ func TestWakeTypesTheNotice(t *testing.T) {
 				fileTo(t, c, h)
 			}
 			rowstest.WaitFile(t, freeLog, registry.WakeNotice+"\r", noticeWithin)
-			t.Logf("%s: filing to notice submitted: %v", k.name, time.Since(filed).Round(10*time.Millisecond))
+			t.Logf("%s: filing to notice submitted: %v", k.Name, time.Since(filed).Round(10*time.Millisecond))
 			waitScreen(t, c, free, "the submitted notice", func(s wire.PtyScreen) bool { return hasLine(s, "> "+registry.WakeNotice) })
 
 			time.Sleep(time.Until(filed.Add(2*wake.Every + wake.StillFor)))
@@ -148,7 +139,7 @@ func TestWakeSkipsMailNoRowCanTake(t *testing.T) {
 	// and the daemon's own first passes (6 listings on a daemon just started:
 	// its services' first looks), which a loaded machine may run only now. A
 	// filing that started a pass would list the rows once a line: 100 and more.
-	allowed := 3 + 6 + int64(took/wake.Every) + int64(took/watchEvery)
+	allowed := 3 + 6 + int64(took/wake.Every) + int64(took/page.WatchEvery)
 	if n := b.lists.Load() - before; n > allowed {
 		t.Errorf("the rows were listed %d times while %d lines were filed to a handle no row acts as (in %v), want at most %d: the filings started the wake's passes", n, lines, took.Round(time.Millisecond), allowed)
 	}

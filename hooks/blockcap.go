@@ -67,7 +67,7 @@ func (c *stopCheck) atBlockCap() bool {
 		return false
 	}
 	p, ok := c.agent()
-	if !ok || ancestry.AgentOf(p.Argv) != "claude" {
+	if !ok || ancestry.AgentOf(p.Argv) != ancestry.Claude {
 		return false // Codex has no such cap
 	}
 	limit := stopBlockCap()

@@ -40,7 +40,7 @@ func WaitCodex(r Run) int {
 		return ExitFailed
 	}
 	program := "codex"
-	if p, ok := r.agent(); ok && ancestry.AgentOf(p.Argv) == "codex" && p.Exe != "" {
+	if p, ok := r.agent(); ok && ancestry.AgentOf(p.Argv) == ancestry.Codex && p.Exe != "" {
 		program = p.Exe
 	}
 	if err := r.startWaiter(codexWaiter{SessionID: in.SessionID, AgentPID: pid, AgentStart: start, Program: program}); err != nil {

@@ -13,15 +13,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotcomm/sotd/ancestry"
 	"github.com/sotcomm/sotd/home"
 )
 
 // Agent is an agent whose hooks `sotd hooks install` writes.
-type Agent string
+type Agent = ancestry.Agent
 
 const (
-	Claude Agent = "claude"
-	Codex  Agent = "codex"
+	Claude = ancestry.Claude
+	Codex  = ancestry.Codex
 )
 
 // Agents is every agent sotd installs for; each one's name is its program's.

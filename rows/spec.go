@@ -15,11 +15,11 @@ import (
 
 // Agent names the program a row runs; only a Claude or Codex row is ever typed
 // into by the wake.
-type Agent string
+type Agent = ancestry.Agent
 
 const (
-	Claude Agent = "claude"
-	Codex  Agent = "codex"
+	Claude       = ancestry.Claude
+	Codex        = ancestry.Codex
 	Other  Agent = "other"
 )
 
@@ -108,7 +108,7 @@ func (s Spec) normalize() (Spec, error) {
 	case "":
 		// A row is typed into only as a Claude or Codex row, so a claude started
 		// without --agent must still be known as one.
-		s.Agent = Agent(ancestry.AgentOf(s.Argv))
+		s.Agent = ancestry.AgentOf(s.Argv)
 		if s.Agent == "" {
 			s.Agent = Other
 		}
@@ -182,7 +182,7 @@ const NoLoginShell = "allow_login_shell=false"
 // under the shared server.
 func codexArgs(argv []string) []string {
 	n := 1
-	for n <= len(argv) && ancestry.AgentOf(argv[:n]) != string(Codex) {
+	for n <= len(argv) && ancestry.AgentOf(argv[:n]) != Codex {
 		n++
 	}
 	if n > len(argv) {

@@ -28,7 +28,7 @@ type PageActions interface {
 	// PtyScreen answers pty.screen for one of this box's rows; it never types.
 	PtyScreen(ctx context.Context, workspaceID string) (any, error)
 	// PageSend files the request's text to its handle as comm.file does, from
-	// the box's page sender (PageSender), as an answer to the line ReplyTo
+	// the box's page sender (daemon/internal/page.Sender), as an answer to the line ReplyTo
 	// names when it names one, and answers as comm.file does.
 	PageSend(ctx context.Context, req PageSendReq) (any, error)
 }

@@ -1,4 +1,4 @@
-package daemon
+package workspace
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/machine"
 	"github.com/sotcomm/sotd/wire"
@@ -35,11 +36,11 @@ type sessionRecord struct {
 // maxSessionRecord bounds a session record's read: four short fields.
 const maxSessionRecord = 4096
 
-// watchSession is session.watch: it checks the process itself, since a record
+// WatchSession is session.watch: it checks the process itself, since a record
 // of the wrong one would stamp a handle live for as long as that one runs. The
 // peer, asker, is this daemon's own account (checked at hello), and the agent
 // it names must be its own (see checkAsker).
-func (m *rowsManager) watchSession(req wire.SessionWatch, asker int) (wire.Done, error) {
+func (m *Manager) WatchSession(req wire.SessionWatch, asker int) (wire.Done, error) {
 	path, err := m.home.SessionRecord(m.host, req.Handle)
 	if err != nil {
 		return wire.Done{}, wire.Refuse(wire.CodeBadHandle, "%v", err)
@@ -67,7 +68,7 @@ func (m *rowsManager) watchSession(req wire.SessionWatch, asker int) (wire.Done,
 	}
 	doc, err := m.reg.read()
 	if err != nil {
-		return wire.Done{}, unreadable(wire.CodeUnreadable, "@"+req.Handle+" is not watched", err)
+		return wire.Done{}, refuse.Unreadable(wire.CodeUnreadable, "@"+req.Handle+" is not watched", err)
 	}
 	e := doc.Agents[req.Handle]
 	switch {
@@ -103,7 +104,7 @@ func checkAsker(p ancestry.Proc, asker int, handle string) error {
 	if asker == 0 {
 		return nil
 	}
-	uid, err := procUID(p.PID)
+	uid, err := ancestry.UID(p.PID)
 	if err != nil {
 		return wire.Refuse(wire.CodeBadRequest, "the account of process %d cannot be read (%v); @%s is not watched", p.PID, err, handle)
 	}
@@ -132,7 +133,7 @@ func baseArg0(p ancestry.Proc) string {
 // watchedSessions reads the session records. One that cannot be read or parsed
 // is removed with a warning: it stamps nothing, and the session's next join
 // writes it again.
-func (m *rowsManager) watchedSessions() ([]sessionRecord, error) {
+func (m *Manager) watchedSessions() ([]sessionRecord, error) {
 	dir := m.home.SessionsDir(m.host)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -167,7 +168,7 @@ func (m *rowsManager) watchedSessions() ([]sessionRecord, error) {
 }
 
 // forgetSession removes handle's record.
-func (m *rowsManager) forgetSession(handle string) {
+func (m *Manager) forgetSession(handle string) {
 	path, err := m.home.SessionRecord(m.host, handle)
 	if err == nil {
 		err = os.Remove(path)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package daemon
+package workspace
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -21,27 +22,27 @@ import (
 // time over the small one's, wall and CPU (the process's: getrusage),
 // measured in the same run.
 //
-//	go test -run='^$' -bench=PollRegistrySize -benchtime=200x ./daemon/
+//	go test -run='^$' -bench=PollRegistrySize -benchtime=200x ./daemon/internal/workspace/
 func BenchmarkPollRegistrySize(b *testing.B) {
 	sizes := []int{10, 10000}
-	managers := make([]*rowsManager, len(sizes))
+	managers := make([]*Manager, len(sizes))
 	for i, n := range sizes {
-		h := newHome(b)
+		h := rigtest.NewHome(b)
 		seen := map[string]string{}
 		for j := range n {
 			seen[fmt.Sprintf("s%05d", j)] = registry.Stamp(time.Now())
 		}
-		writeRegistry(b, h, seen)
-		m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, rows.NewPTY(rows.Options{}))
-		b.Cleanup(m.close)
+		rigtest.WriteRegistry(b, h, seen)
+		m := New(h, "box", slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, rows.NewPTY(rows.Options{}))
+		b.Cleanup(m.Close)
 		managers[i] = m
 	}
-	tick := func(m *rowsManager) {
+	tick := func(m *Manager) {
 		WakeRows{m}.List()
 		if err := (dialogWatch{m: m}).pass(); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.list(); err != nil {
+		if _, err := m.List(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package daemon
+package regcache
 
 import (
 	"errors"
@@ -6,10 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -17,31 +16,31 @@ import (
 // again after any write: a new handle is seen by the next batch, and a registry
 // that became unreadable is unreadable, never the kept parse.
 func TestRegCacheParsesAgainOnlyAfterAChange(t *testing.T) {
-	h := newHome(t)
-	c := &regCache{h: h}
-	first, err := c.read()
+	h := rigtest.NewHome(t)
+	c := New(h)
+	first, err := c.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := c.read(); err != nil || again != first {
+	if again, err := c.Read(); err != nil || again != first {
 		t.Fatalf("an unchanged registry was parsed again (%p, then %p, %v)", first, again, err)
 	}
-	ls := registry.Stamp(testNow)
-	writeRegistry(t, h, map[string]string{"alice": ls, "bob": ls, "carol": ls})
-	doc, err := c.read()
+	ls := registry.Stamp(rigtest.Now)
+	rigtest.WriteRegistry(t, h, map[string]string{"alice": ls, "bob": ls, "carol": ls})
+	doc, err := c.Read()
 	if err != nil || doc == first || doc.Agents["carol"] == nil {
 		t.Fatalf("after a join of carol the batch read %v, %v; want a fresh parse that lists carol", doc, err)
 	}
 	if err := home.WriteAtomic(h.Registry(), []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
-	if doc, err := c.read(); !errors.Is(err, registry.ErrUnreadable) {
+	if doc, err := c.Read(); !errors.Is(err, registry.ErrUnreadable) {
 		t.Fatalf("a registry made unreadable read as %v, %v; want ErrUnreadable", doc, err)
 	}
 	if err := os.Remove(h.Registry()); err != nil {
 		t.Fatal(err)
 	}
-	if doc, err := c.read(); err == nil {
+	if doc, err := c.Read(); err == nil {
 		t.Fatalf("a removed registry read as %v", doc)
 	}
 }
@@ -51,9 +50,9 @@ func TestRegCacheParsesAgainOnlyAfterAChange(t *testing.T) {
 // read again as registry.Read reads it, which refuses the link, never answered
 // from the kept parse.
 func TestRegCacheLooksAtNoSymlink(t *testing.T) {
-	h := newHome(t)
-	c := &regCache{h: h}
-	first, err := c.read()
+	h := rigtest.NewHome(t)
+	c := New(h)
+	first, err := c.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,32 +63,7 @@ func TestRegCacheLooksAtNoSymlink(t *testing.T) {
 	if err := os.Symlink(aside, h.Registry()); err != nil {
 		t.Fatal(err)
 	}
-	if doc, err := c.read(); !errors.Is(err, registry.ErrUnreadable) || !strings.Contains(fmt.Sprint(err), "registry.json is a symlink") || doc != nil {
+	if doc, err := c.Read(); !errors.Is(err, registry.ErrUnreadable) || !strings.Contains(fmt.Sprint(err), "registry.json is a symlink") || doc != nil {
 		t.Fatalf("a registry that is a symlink read as %p, %v; want it refused as a symlink, not the kept %p", doc, err, first)
-	}
-}
-
-// counts is how often c was asked and how often it parsed.
-func (c *regCache) counts() (reads, parses int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.reads, c.parses
-}
-
-// An idle daemon's readers (the wake, the dialog watch, the stamper, the rows'
-// listing) share one parse of an unchanged registry: before, each parsed it on
-// each of its ticks.
-func TestAnIdleDaemonParsesAnUnchangedRegistryOnce(t *testing.T) {
-	var d *Daemon
-	startRig(t, func(x *Daemon) { d = x; x.dialogEvery = 50 * time.Millisecond })
-	testutil.Eventually(t, 10*time.Second, "the daemon's readers to ask for the registry a few times", func() bool {
-		reads, _ := d.reg.counts()
-		return reads >= 5
-	})
-	if _, err := d.rows.list(); err != nil {
-		t.Fatal(err)
-	}
-	if reads, parses := d.reg.counts(); parses != 1 || d.rows.reg != d.reg {
-		t.Fatalf("an unchanged registry asked for %d times was parsed %d times (the rows share the cache: %v); want once", reads, parses, d.rows.reg == d.reg)
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package page
 
 import (
 	"cmp"
@@ -50,7 +50,7 @@ type convoBook struct {
 	bus *events.Bus
 	now func() time.Time
 
-	pub  sync.Mutex    // a look and its events are one step (see webView.pub)
+	pub  sync.Mutex    // a look and its events are one step (see Page.pub)
 	kick chan struct{} // a touch asks run to look; one pending kick covers every touch before it
 
 	mu     sync.Mutex
@@ -90,6 +90,16 @@ func (c *convoBook) touch(handle string) {
 	case c.kick <- struct{}{}:
 	default:
 	}
+}
+
+// InboxMoved tells the page a line was appended to handle's inbox by any
+// process, "" when which is not known: its conversations are read again.
+func (v *Page) InboxMoved(handle string) { v.convos.touch(handle) }
+
+// Conversations reads this home's conversations again whenever an inbox
+// moved (InboxMoved, or the watch's look at the inboxes), until ctx ends.
+func (v *Page) Conversations(ctx context.Context, f *filer.Filer) error {
+	return v.convos.run(ctx, f, v.boxOf, v.cfg.Log)
 }
 
 // lookGap is the least time between two looks: a burst of filings is read
@@ -389,7 +399,7 @@ func sameConversation(a, b web.Conversation) bool {
 
 // boxOf names the box handle sits on as the page knows it: this box's
 // registry, the network view, a page sender's own box; "" when none knows.
-func (v *webView) boxOf(handle string) string {
+func (v *Page) boxOf(handle string) string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if e, ok := v.entries[handle]; ok {
@@ -398,7 +408,7 @@ func (v *webView) boxOf(handle string) string {
 	if e, ok := v.remote[handle]; ok {
 		return e.Box
 	}
-	box, _ := strings.CutPrefix(handle, "fe-")
+	box, _ := strings.CutPrefix(handle, Sender(""))
 	if box == handle {
 		return ""
 	}

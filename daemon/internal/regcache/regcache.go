@@ -1,4 +1,6 @@
-package daemon
+// Package regcache keeps the daemon's last parse of the registry, so a
+// large registry is parsed once a change, not once a reader and tick.
+package regcache
 
 import (
 	"sync"
@@ -7,7 +9,7 @@ import (
 	"github.com/sotcomm/sotd/registry"
 )
 
-// regCache keeps the daemon's last registry parse. Each reader (a filing batch
+// Cache keeps the daemon's last registry parse. Each reader (a filing batch
 // just before its append, the wake, the stamper, the directory) still looks at
 // the registry, as fresh as registry.Read, but a registry that is the same file
 // with the same size and modification time as at the last parse is not read and
@@ -15,7 +17,7 @@ import (
 // every tick of every reader. Any failure drops the kept parse and
 // reads as registry.Read does.
 // The Doc it answers is shared between batches and never changed.
-type regCache struct {
+type Cache struct {
 	h home.Home
 
 	mu   sync.Mutex
@@ -23,10 +25,10 @@ type regCache struct {
 	file home.Stamp // the registry that doc was parsed from; absent when none
 	doc  *registry.Doc
 
-	reads, parses int // for tests: how often it was asked, and how often it parsed
+	reads, parses int // for tests (Counts): how often it was asked, and how often it parsed
 }
 
-func (c *regCache) read() (*registry.Doc, error) {
+func (c *Cache) Read() (*registry.Doc, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.path == "" {
@@ -47,4 +49,14 @@ func (c *regCache) read() (*registry.Doc, error) {
 	}
 	c.file, c.doc = file, doc
 	return doc, nil
+}
+
+// New is a cache of h's registry, empty until the first Read.
+func New(h home.Home) *Cache { return &Cache{h: h} }
+
+// Counts is how often the cache was read, and how often it parsed.
+func (c *Cache) Counts() (reads, parses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads, c.parses
 }

@@ -1,4 +1,4 @@
-package daemon
+package page
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -19,28 +20,25 @@ import (
 // for what it holds), so the view carries no screen and the page has no way to
 // ask another box for one.
 
-// The daemon also previews rows and files the page's messages.
-var _ web.PageActions = (*Daemon)(nil)
-
-// PageSender is the sender a page's message is filed from: the frontend
+// Sender is the sender a page's message is filed from: the frontend
 // address fe@<box> is no handle (the protocol's Naming: a frontend is never a
 // comm peer, and '@' is not a handle's character), so the page, which is the
 // box's owner, sends as fe-<box>. No session holds it and it has no inbox: a
 // reply to it is refused as any unknown handle is. A box acts for its own
 // page sender only (mayActFor).
-func PageSender(box string) string { return "fe-" + box }
+func Sender(box string) string { return "fe-" + box }
 
 // PtyScreen answers the page's read-only preview of one of this box's rows.
-func (d *Daemon) PtyScreen(_ context.Context, id string) (any, error) { return d.rows.screen(id) }
+func (v *Page) PtyScreen(_ context.Context, id string) (any, error) { return v.cfg.Src.Screen(id) }
 
 // PageSend files the page's message as comm.file does, by the same route a
 // session's send on this box takes.
-func (d *Daemon) PageSend(ctx context.Context, p web.PageSendReq) (any, error) {
-	req := wire.CommFile{From: PageSender(d.cfg.Host), To: p.To, Text: p.Text, ID: mail.NewID(), InReplyTo: p.ReplyTo}
+func (v *Page) PageSend(ctx context.Context, p web.PageSendReq) (any, error) {
+	req := wire.CommFile{From: Sender(v.host), To: p.To, Text: p.Text, ID: mail.NewID(), InReplyTo: p.ReplyTo}
 	if err := mail.CheckRequest(req); err != nil {
 		return nil, err
 	}
-	return d.commFile(ctx, d.pageBatch, req, d.routeRegistry())
+	return v.cfg.Src.Send(ctx, req)
 }
 
 // remoteAgent is another box's entry as the page shows it: its liveness as
@@ -53,24 +51,16 @@ func remoteAgent(e wire.ViewEntry) web.Agent {
 	return a
 }
 
-func sameRow(a, b web.Row) bool {
-	if !sameExit(a.ExitCode, b.ExitCode) {
-		return false
-	}
-	a.ExitCode, b.ExitCode = nil, nil
-	return a == b
-}
-
-// viewRow is one of this box's rows as the network view carries it.
-func viewRow(r web.Row) wire.ViewRow {
-	out := wire.ViewRow{ID: r.ID, Box: r.Host, Label: r.Label, Phase: r.Phase, Agent: r.Agent, Handle: r.Handle, ExitCode: r.ExitCode}
-	if !r.Since.IsZero() {
-		out.Since = r.Since.UTC().Format(time.RFC3339)
+// pageRows is rows as the page shows them, never nil.
+func pageRows(rs []wire.ViewRow) []web.Row {
+	out := make([]web.Row, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, pageRow(r))
 	}
 	return out
 }
 
-// pageRow is another box's row as the page shows it.
+// pageRow is a row as the page shows it.
 func pageRow(r wire.ViewRow) web.Row {
 	out := web.Row{ID: r.ID, Host: r.Box, Label: r.Label, Agent: r.Agent, Handle: r.Handle, Phase: r.Phase, ExitCode: r.ExitCode}
 	if t, err := time.Parse(time.RFC3339, r.Since); err == nil {
@@ -79,71 +69,35 @@ func pageRow(r wire.ViewRow) web.Row {
 	return out
 }
 
-// ownRows is this box's rows as its page last looked at them, by Key: its
+// OwnRows is this box's rows as its page last looked at them, by Key: its
 // part of the network view.
-func (v *webView) ownRows() map[string]wire.ViewRow {
+func (v *Page) OwnRows() map[string]wire.ViewRow {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	out := make(map[string]wire.ViewRow, len(v.rows))
 	for _, r := range v.rows {
-		vr := viewRow(r)
-		out[vr.Key()] = vr
+		out[r.Key()] = r
 	}
 	return out
 }
 
 // lookNetwork takes the other boxes' entries and rows and the list of boxes
 // from the network view, and publishes what moved.
-func (d *Daemon) lookNetwork() {
-	n := d.net
-	if n == nil {
+func (v *Page) lookNetwork() {
+	n, ok := v.cfg.Src.Network()
+	if !ok {
 		return
 	}
-	remote := map[string]wire.ViewEntry{}
-	rows := map[string]wire.ViewRow{}
-	boxes := web.Boxes{Known: true, List: []web.BoxState{}}
-	var list []wire.ViewBox
-	switch {
-	case n.router != nil:
-		remote = n.router.View().Entries(nil, false)
-		rows = n.router.View().Rows(nil, false)
-		list = n.viewBoxes()
-	case n.keeper != nil:
-		n.copy.mu.Lock()
-		boxes.Known, boxes.Why = n.copy.known, n.copy.why
-		if boxes.Known {
-			remote = maps.Clone(n.copy.entries)
-			rows = maps.Clone(n.copy.rows)
-			list = slices.Clone(n.copy.boxes)
-		} else if !n.copy.asOf.IsZero() {
-			boxes.AsOf = n.copy.asOf.UTC().Format(time.RFC3339)
-		}
-		n.copy.mu.Unlock()
-		if !boxes.Known {
-			list = []wire.ViewBox{{Box: d.cfg.Host, Up: true}, {Box: n.role.LinkTo, Up: false, Reason: boxes.Why}}
-		}
-		if n.keeper.Current() == nil {
-			// A dial that failed made no link for the book to record: the
-			// keeper's last error is why the link is down.
-			why := "not linked yet"
-			if err := n.keeper.LastError(); err != nil {
-				why = err.Error()
-			}
-			d.view.linkDown(n.role.LinkTo, why)
-		}
-	default:
-		list = []wire.ViewBox{{Box: d.cfg.Host, Up: true}}
+	for _, peer := range slices.Sorted(maps.Keys(n.Down)) {
+		v.linkDown(peer, n.Down[peer])
 	}
-	for _, b := range list {
-		boxes.List = append(boxes.List, web.BoxState(b))
-	}
-	d.view.setRemote(remote, rows, boxes)
+	v.setRemote(n.Remote, n.Rows, n.Boxes)
 }
 
 // setRemote takes the other boxes' entries, rows (by Key) and the boxes, and
 // publishes agent.state for each entry that came, changed or went, box.rows
 // for each box whose rows moved, and boxes when they moved.
-func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wire.ViewRow, boxes web.Boxes) {
+func (v *Page) setRemote(remote map[string]wire.ViewEntry, rows map[string]wire.ViewRow, boxes web.Boxes) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	var changed []web.Agent
@@ -156,7 +110,7 @@ func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wi
 		}
 	}
 	for h, e := range remote {
-		if old, ok := v.remote[h]; ok && sameInView(old, e) {
+		if old, ok := v.remote[h]; ok && viewdiff.SameInView(old, e) {
 			continue
 		}
 		if _, local := v.entries[h]; !local {
@@ -184,7 +138,7 @@ func (v *webView) setRemote(remote map[string]wire.ViewEntry, rows map[string]wi
 // Key), every row it has now, as the page shows them, by id.
 func boxRowsMoved(was, now map[string]wire.ViewRow) []web.BoxRows {
 	moved := map[string]bool{}
-	changed, gone := changes(was, now, sameViewRow)
+	changed, gone := viewdiff.Changes(was, now, viewdiff.SameViewRow)
 	for _, r := range changed {
 		moved[r.Box] = true
 	}
@@ -209,7 +163,7 @@ func sameBoxes(a, b web.Boxes) bool {
 }
 
 // linkDown shows peer's link down for why, publishing only a change.
-func (v *webView) linkDown(peer, why string) {
+func (v *Page) linkDown(peer, why string) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()

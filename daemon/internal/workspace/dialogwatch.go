@@ -1,10 +1,11 @@
-package daemon
+package workspace
 
 import (
 	"context"
 	"errors"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wake"
@@ -21,12 +22,12 @@ const DialogEvery = 5 * time.Second
 // an idle row costs no screen read. Not on Windows, as the protocol says: its
 // agents draw their dialogs differently.
 type dialogWatch struct {
-	m     *rowsManager
+	m     *Manager
 	every time.Duration
 }
 
 func (w dialogWatch) run(ctx context.Context) error {
-	return everyTick(ctx, w.every, func() {
+	return ctxsleep.Every(ctx, w.every, func() {
 		if err := w.pass(); err != nil {
 			w.m.log.Debug("the dialog watch skipped a pass", "err", err)
 		}

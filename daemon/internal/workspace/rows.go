@@ -1,4 +1,4 @@
-package daemon
+package workspace
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/registry"
@@ -21,17 +22,17 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// rowsManager is the daemon's rows: one backend made at start, the runner
+// Manager is the daemon's rows: one backend made at start, the runner
 // records the agent-layer check reads, and the handles bound to rows in the
 // registry. Every write to one row goes through its lock, so a notice and its
 // Enter are never split by another caller's keys.
-type rowsManager struct {
+type Manager struct {
 	home home.Home
 	host string
 	log  *slog.Logger
 	now  func() time.Time
 	b    rows.Backend
-	reg  *regCache // the daemon's, once Run has made the manager
+	reg  regSource // the daemon's cache, once Run has shared it (Share)
 
 	// changed tells the stamper that the set of rows or their handles changed;
 	// one pending signal is enough, so it is sized 1 and never blocks.
@@ -51,14 +52,24 @@ type rowsManager struct {
 	unreadable logonce.Condition
 }
 
-func newRowsManager(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *rowsManager {
-	return &rowsManager{home: h, host: host, log: log, now: now, b: b, reg: &regCache{h: h}, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
+func New(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *Manager {
+	return &Manager{home: h, host: host, log: log, now: now, b: b, reg: regSource{read: regcache.New(h).Read}, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
 }
 
-// discover takes on the rows a previous daemon left running (tmux rows outlive
+// Share makes the manager read the registry through read (the daemon's cache
+// of its last parse) and tell notify when the rows or their handles change
+// (the status page's watch).
+func (m *Manager) Share(read func() (*registry.Doc, error), notify func()) {
+	m.reg, m.notify = regSource{read: read}, notify
+}
+
+// regSource is how the manager reads the registry.
+type regSource struct{ read func() (*registry.Doc, error) }
+
+// Discover takes on the rows a previous daemon left running (tmux rows outlive
 // it) and records their runners, so comm commands inside them pass the
 // agent-layer check again.
-func (m *rowsManager) discover() {
+func (m *Manager) Discover() {
 	found, err := m.b.Discover()
 	if err != nil {
 		m.log.Error("the rows a previous daemon left could not be found; they run on, but this daemon neither lists nor stamps them", "backend", m.b.Name(), "err", err)
@@ -75,7 +86,7 @@ func (m *rowsManager) discover() {
 
 // record writes ri's runner record; a row without one refuses every comm
 // command its agent runs, so the failure is logged loudly.
-func (m *rowsManager) record(ri rows.RowInfo) {
+func (m *Manager) record(ri rows.RowInfo) {
 	if !ri.Phase.Running() {
 		return
 	}
@@ -84,7 +95,7 @@ func (m *rowsManager) record(ri rows.RowInfo) {
 	}
 }
 
-func (m *rowsManager) signal() {
+func (m *Manager) signal() {
 	select {
 	case m.changed <- struct{}{}:
 	default:
@@ -94,11 +105,11 @@ func (m *rowsManager) signal() {
 	}
 }
 
-// spawn starts a row. With a handle, the handle is bound to the row before its
+// Spawn starts a row. With a handle, the handle is bound to the row before its
 // agent starts, so mail to it files as soon as the agent runs; a start that
 // fails gives the handle back as it was, so no mail files to a row that never
 // ran.
-func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
+func (m *Manager) Spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) {
 	spec := rows.Spec{ID: rows.NewID(), Label: req.Label, Handle: req.Handle, Agent: rows.Agent(req.Agent), Cwd: req.Cwd, Argv: req.Argv, Env: append(req.Env, m.home.RowPath(req.Env)), Cols: req.Cols, Rows: req.Rows}
 	undo := func() error { return nil }
 	if spec.Handle != "" {
@@ -124,11 +135,11 @@ func (m *rowsManager) spawn(req wire.WorkspaceSpawn) (wire.WorkspaceRef, error) 
 	return wire.WorkspaceRef{WorkspaceID: ri.Spec.ID}, nil
 }
 
-// destroy removes a row: its process group ends, it is Terminal, and it holds
+// Destroy removes a row: its process group ends, it is Terminal, and it holds
 // no handle any more: each handle bound to it is made not live at once, so mail
 // to it is refused (no live session holds @h) rather than filed into an inbox
 // nobody reads for the ten minutes its last stamp would last.
-func (m *rowsManager) destroy(id string) (wire.Done, error) {
+func (m *Manager) Destroy(id string) (wire.Done, error) {
 	if ri, err := m.b.Info(id); err == nil && ri.Phase == rows.Terminal {
 		return wire.Done{}, wire.Refuse(rows.Code(rows.ErrNoRow), "row %s was already removed; nothing was done", id)
 	}
@@ -149,7 +160,7 @@ func (m *rowsManager) destroy(id string) (wire.Done, error) {
 // release ends the liveness of the handles the registry binds to row on this
 // box: an empty last_seen is live to no reader. The binding stays, naming the
 // ended row, so the row's handle is cleared for a join as any ended row's is.
-func (m *rowsManager) release(row string) error {
+func (m *Manager) release(row string) error {
 	return registry.Update(m.home, registry.Ruled(), func(d *registry.Doc) error {
 		n := 0
 		for _, e := range d.Agents {
@@ -165,9 +176,9 @@ func (m *rowsManager) release(row string) error {
 	})
 }
 
-// list is every row with the registry facts of the handle bound to it. An
+// List is every row with the registry facts of the handle bound to it. An
 // unreadable registry still lists the rows, without their agents' facts.
-func (m *rowsManager) list() (wire.WorkspaceList, error) {
+func (m *Manager) List() (wire.WorkspaceList, error) {
 	infos, err := m.b.List()
 	if err != nil {
 		return wire.WorkspaceList{}, rowRefusal("the rows could not be listed", err)
@@ -197,7 +208,7 @@ func (m *rowsManager) list() (wire.WorkspaceList, error) {
 
 // handlesOf are the handles the registry binds to row on this box, the spec's
 // own first; doc may be nil.
-func (m *rowsManager) handlesOf(doc *registry.Doc, spec rows.Spec) []string {
+func (m *Manager) handlesOf(doc *registry.Doc, spec rows.Spec) []string {
 	if doc == nil {
 		return nil
 	}
@@ -213,7 +224,7 @@ func (m *rowsManager) handlesOf(doc *registry.Doc, spec rows.Spec) []string {
 
 // handleOf is the handle a row acts as and its entry; none when the registry
 // binds no handle to it (a newer row took it, or it never had one).
-func (m *rowsManager) handleOf(doc *registry.Doc, spec rows.Spec) (string, *registry.Entry) {
+func (m *Manager) handleOf(doc *registry.Doc, spec rows.Spec) (string, *registry.Entry) {
 	hs := m.handlesOf(doc, spec)
 	if len(hs) == 0 {
 		return "", nil
@@ -221,8 +232,8 @@ func (m *rowsManager) handleOf(doc *registry.Doc, spec rows.Spec) (string, *regi
 	return hs[0], doc.Agents[hs[0]]
 }
 
-// screen is what the row shows, as pty.screen answers it.
-func (m *rowsManager) screen(id string) (wire.PtyScreen, error) {
+// Screen is what the row shows, as pty.screen answers it.
+func (m *Manager) Screen(id string) (wire.PtyScreen, error) {
 	s, err := m.b.Screen(id)
 	if err != nil {
 		return wire.PtyScreen{}, rowRefusal("the row's screen could not be read", err)
@@ -234,9 +245,9 @@ func (m *rowsManager) screen(id string) (wire.PtyScreen, error) {
 	return out, nil
 }
 
-// input types data into the row and then, when enter is set, CR as a write of
+// Input types data into the row and then, when enter is set, CR as a write of
 // its own; the row's lock keeps the two together.
-func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
+func (m *Manager) Input(req wire.PtyInput) (wire.Done, error) {
 	data, err := base64.StdEncoding.DecodeString(req.DataB64)
 	if err != nil {
 		return wire.Done{}, wire.Refuse(wire.CodeBadRequest, "data_b64 is not base64 (%v); nothing was typed", err)
@@ -247,7 +258,7 @@ func (m *rowsManager) input(req wire.PtyInput) (wire.Done, error) {
 	return wire.Done{OK: true}, nil
 }
 
-func (m *rowsManager) typeInto(id string, data []byte, enter bool) error {
+func (m *Manager) typeInto(id string, data []byte, enter bool) error {
 	defer m.lockRow(id)()
 	if len(data) > 0 {
 		if err := m.b.Input(id, data); err != nil {
@@ -268,7 +279,7 @@ type typist struct {
 
 // lockRow takes row id's typing lock; unlock lets it go, and forgets it when
 // no one else holds or waits for it.
-func (m *rowsManager) lockRow(id string) (unlock func()) {
+func (m *Manager) lockRow(id string) (unlock func()) {
 	m.mu.Lock()
 	t := m.typing[id]
 	if t == nil {
@@ -288,8 +299,8 @@ func (m *rowsManager) lockRow(id string) (unlock func()) {
 	}
 }
 
-// close lets go of the backend: PTY rows end with the daemon, tmux rows run on.
-func (m *rowsManager) close() {
+// Close lets go of the backend: PTY rows end with the daemon, tmux rows run on.
+func (m *Manager) Close() {
 	if err := m.b.Close(); err != nil {
 		m.log.Warn("the rows backend did not close cleanly", "backend", m.b.Name(), "err", err)
 	}
@@ -318,11 +329,11 @@ func sortFirst(hs []string, first string) {
 	})
 }
 
-// rowStream is a streaming op's side of its connection.
-type rowStream struct {
-	peer int                          // the asking process; 0 where the OS does not tell
-	gone context.Context              // ends when the client has left
-	emit func(op string, v any) error // sends an event with the request's id
+// Stream is a streaming op's side of its connection.
+type Stream struct {
+	Peer int                          // the asking process; 0 where the OS does not tell
+	Gone context.Context              // ends when the client has left
+	Emit func(op string, v any) error // sends an event with the request's id
 }
 
 // attacher is a backend whose rows a terminal attaches to through the daemon:
@@ -331,10 +342,10 @@ type attacher interface {
 	Attach(id string) (*rows.Attachment, error)
 }
 
-// attach relays a PTY row's output to the client as pty.output events, the
+// Attach relays a PTY row's output to the client as pty.output events, the
 // screen as it is first, until the client leaves or the row's program exits;
 // the client types with pty.input on the same connection.
-func (m *rowsManager) attach(st rowStream, id string) (wire.PtyDetached, error) {
+func (m *Manager) Attach(st Stream, id string) (wire.PtyDetached, error) {
 	a, ok := m.b.(attacher)
 	if !ok {
 		return wire.PtyDetached{}, wire.Refuse(rows.Code(rows.ErrUnsupported), "row %s runs on %s, which sotd attach reaches directly, not through the daemon; nothing was attached", id, m.b.Name())
@@ -345,14 +356,14 @@ func (m *rowsManager) attach(st rowStream, id string) (wire.PtyDetached, error) 
 	}
 	defer att.Close()
 	send := func(b []byte) error {
-		return st.emit(wire.EvPtyOutput, wire.PtyOutput{DataB64: base64.StdEncoding.EncodeToString(b)})
+		return st.Emit(wire.EvPtyOutput, wire.PtyOutput{DataB64: base64.StdEncoding.EncodeToString(b)})
 	}
 	if err := send(att.Screen); err != nil {
 		return wire.PtyDetached{Why: err.Error()}, nil
 	}
 	for {
 		select {
-		case <-st.gone.Done():
+		case <-st.Gone.Done():
 			return wire.PtyDetached{Why: "the terminal left"}, nil
 		case b, ok := <-att.Output:
 			if !ok {
@@ -368,56 +379,15 @@ func (m *rowsManager) attach(st rowStream, id string) (wire.PtyDetached, error) 
 	}
 }
 
-// request decodes a rows op; ok is false for an op that is not one. A row's
-// op waits on no other box, so it leaves its connection's context alone; a
-// stream (pty.attach) ends with st.gone, when its client leaves.
-func (m *rowsManager) request(env wire.Envelope, st rowStream) (run handler, ok bool, err error) {
-	decode := func(v any) error { return wire.DecodePayload(env.Payload, v) }
-	switch env.Op {
-	case wire.OpWorkspaceSpawn:
-		var req wire.WorkspaceSpawn
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.spawn(req) }
-	case wire.OpWorkspaceDestroy:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.destroy(req.WorkspaceID) }
-	case wire.OpWorkspaceList:
-		run = func(context.Context) (any, error) { return m.list() }
-	case wire.OpPtyScreen:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.screen(req.WorkspaceID) }
-	case wire.OpPtyInput:
-		var req wire.PtyInput
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.input(req) }
-	case wire.OpPtyAttach:
-		var req wire.WorkspaceRef
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.attach(st, req.WorkspaceID) }
-	case wire.OpAgentJoin:
-		var req wire.AgentJoin
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.join(req) }
-	case wire.OpSessionWatch:
-		var req wire.SessionWatch
-		err = decode(&req)
-		run = func(context.Context) (any, error) { return m.watchSession(req, st.peer) }
-	default:
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, true, err
-	}
-	return run, true, nil
+// Stamp keeps the rows' handles live (the liveness stamper) until ctx ends.
+func (m *Manager) Stamp(ctx context.Context) error { return newStamper(m).run(ctx) }
+
+// WatchDialogs reads each watched row's screen every period for a dialog or
+// floor until ctx ends. Not on Windows (Dialogs).
+func (m *Manager) WatchDialogs(ctx context.Context, every time.Duration) error {
+	return dialogWatch{m: m, every: every}.run(ctx)
 }
 
-// start runs the rows' services under sup: the liveness stamper, and the dialog
-// watch every dialogEvery.
-func (m *rowsManager) start(ctx context.Context, sup *supervisor, dialogEvery time.Duration) {
-	sup.start(ctx, service{name: "row liveness", run: newStamper(m).run})
-	if runtime.GOOS != "windows" {
-		sup.start(ctx, service{name: "dialog watch", run: dialogWatch{m: m, every: dialogEvery}.run})
-	}
-}
+// Dialogs says whether this OS runs the dialog watch: not Windows, as the
+// protocol says.
+const Dialogs = runtime.GOOS != "windows"

@@ -1,4 +1,4 @@
-package daemon
+package workspace
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const EnvStampSecs = "SOT_STAMP_SECS"
 // per period on its clock: ten minutes after a handle's last stamp, mail to it
 // fails as no live session holds it.
 type stamper struct {
-	m      *rowsManager
+	m      *Manager
 	now    func() time.Time
 	after  func(time.Duration) <-chan time.Time
 	period time.Duration
@@ -34,7 +34,7 @@ type stamper struct {
 	warned time.Time // when the last warning was logged; zero for none
 }
 
-func newStamper(m *rowsManager) *stamper {
+func newStamper(m *Manager) *stamper {
 	return &stamper{m: m, now: m.now, after: time.After, period: home.EnvSeconds(EnvStampSecs, StampEvery)}
 }
 

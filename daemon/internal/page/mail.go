@@ -1,4 +1,4 @@
-package daemon
+package page
 
 import (
 	"github.com/sotcomm/sotd/filer"
@@ -24,8 +24,8 @@ type mailCount struct {
 // protocol's route 1), so the daemon's own filings are a part of what moves them.
 // A count goes on from the last one (filer.Recount), so an inbox that only grew
 // costs the reading of what it grew by.
-func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailCount) {
-	hs := d.view.handles()
+func (v *Page) lookMail(f *filer.Filer, counted map[string]mailCount) {
+	hs := v.handles()
 	listed := make(map[string]bool, len(hs))
 	for _, h := range hs {
 		listed[h] = true
@@ -36,33 +36,33 @@ func (d *Daemon) lookMail(f *filer.Filer, counted map[string]mailCount) {
 		}
 	}
 	for _, h := range hs {
-		now, ok := d.mailStampOf(h)
+		now, ok := v.mailStampOf(h)
 		old, seen := counted[h]
 		if !ok || seen && old.stamp.same(now) {
 			continue
 		}
-		d.view.convos.touch(h) // a line filed or read: its conversations moved
+		v.convos.touch(h) // a line filed or read: its conversations moved
 		var t filer.Tally
 		if !now.inbox.Absent() {
 			// Reading an inbox that does not exist would leave a lock file
 			// behind for a handle that was never mailed.
 			var err error
 			if t, err = f.Recount(h, old.tally); err != nil {
-				d.log.Debug("the page's unread count was not updated", "handle", h, "err", err)
+				v.cfg.Log.Debug("the page's unread count was not updated", "handle", h, "err", err)
 				continue // counted again at the next look; the page is a view and the inbox the truth
 			}
 		}
-		d.view.setUnread(h, t.N)
+		v.setUnread(h, t.N)
 		counted[h] = mailCount{now, t}
 	}
 }
 
-func (d *Daemon) mailStampOf(handle string) (mailStamp, bool) {
-	inbox, err := d.cfg.Home.HandlePath(home.Inbox, handle)
+func (v *Page) mailStampOf(handle string) (mailStamp, bool) {
+	inbox, err := v.cfg.Home.HandlePath(home.Inbox, handle)
 	if err != nil {
 		return mailStamp{}, false
 	}
-	cursor, err := d.cfg.Home.HandlePath(home.Cursor, handle)
+	cursor, err := v.cfg.Home.HandlePath(home.Cursor, handle)
 	if err != nil {
 		return mailStamp{}, false
 	}

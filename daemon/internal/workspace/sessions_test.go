@@ -1,22 +1,21 @@
 //go:build linux
 
-package daemon
+package workspace
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sotcomm/sotd/ancestry"
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
@@ -62,7 +61,7 @@ func TestSessionWatchStampsWhileTheAgentRuns(t *testing.T) {
 	r := newStampRig(t)
 	agent, req := startProc(t, "claude")
 	req.Handle = "carol"
-	if _, err := r.m.watchSession(req, req.PID); err != nil {
+	if _, err := r.m.WatchSession(req, req.PID); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := r.h.SessionRecord("box", "carol")
@@ -77,12 +76,12 @@ func TestSessionWatchStampsWhileTheAgentRuns(t *testing.T) {
 	if got, want := r.lastSeen(t, "carol"), registry.Stamp(r.clk.Now()); got != want {
 		t.Fatalf("carol last_seen = %s, want %s: an idle session whose agent runs is stamped", got, want)
 	}
-	if got, want := r.lastSeen(t, "bob"), registry.Stamp(testNow.Add(-time.Minute)); got != want {
+	if got, want := r.lastSeen(t, "bob"), registry.Stamp(rigtest.Now.Add(-time.Minute)); got != want {
 		t.Errorf("bob, whom nobody watches, was stamped: %s", got)
 	}
 
 	// A daemon started again reads the record from the home.
-	again := newStamper(newRowsManager(r.h, "box", r.m.log, r.clk.Now, r.m.b))
+	again := newStamper(New(r.h, "box", r.m.log, r.clk.Now, r.m.b))
 	r.clk.Add(20 * time.Minute)
 	if err := again.stampAll(); err != nil {
 		t.Fatal(err)
@@ -139,7 +138,7 @@ func TestSessionWatchRefusals(t *testing.T) {
 		{"a row's", with(agent, "Repo-box"), "is bound to row"},
 		{"not a handle", with(agent, "../x"), "not a handle"},
 	} {
-		_, err := r.m.watchSession(tc.req, tc.req.PID)
+		_, err := r.m.WatchSession(tc.req, tc.req.PID)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -154,9 +153,9 @@ func TestSessionWatchRefusals(t *testing.T) {
 // is never read through the link (whoever wrote its target would have a handle
 // stamped live); it is dropped with a warning that names the link.
 func TestSessionRecordThroughASymlinkIsRefused(t *testing.T) {
-	h := newHome(t)
+	h := rigtest.NewHome(t)
 	logs := &testutil.SyncBuffer{}
-	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, nil)
+	m := New(h, "box", slog.New(slog.NewTextHandler(logs, nil)), time.Now, nil)
 	_, req := startProc(t, "claude")
 	elsewhere := filepath.Join(t.TempDir(), "carol.json")
 	b, _ := json.Marshal(sessionRecord{Handle: "carol", PID: req.PID, Start: req.Start})
@@ -182,47 +181,6 @@ func TestSessionRecordThroughASymlinkIsRefused(t *testing.T) {
 	}
 }
 
-// startAgentAbove runs a process named claude (a shell) with a child, as a
-// session's agent runs its comm command; it answers the agent as a watch
-// names it, and the child's pid, the asker a join would be.
-func startAgentAbove(t *testing.T) (wire.SessionWatch, int) {
-	t.Helper()
-	dir := t.TempDir()
-	link := filepath.Join(dir, "claude")
-	if err := os.Symlink("/bin/sh", link); err != nil {
-		t.Fatal(err)
-	}
-	pidFile := filepath.Join(dir, "child")
-	cmd := exec.Command(link, "-c", `sleep 300 & echo $! >"$0.tmp" && mv "$0.tmp" "$0"; wait`, pidFile)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	var child int
-	testutil.Eventually(t, 10*time.Second, "the agent's child to start", func() bool {
-		b, err := os.ReadFile(pidFile)
-		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil && child > 0
-	})
-	tab, err := ancestry.OSTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tab.Proc(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wire.SessionWatch{Handle: "carol", PID: p.PID, Start: p.Start}, child
-}
-
 // TestSessionWatchOnlyOfTheAskersOwnAgent: a session may have the daemon watch
 // only its own agent, an ancestor of the process that asks, running as the
 // daemon's account. Before, any process named claude or codex, of any account,
@@ -231,8 +189,8 @@ func startAgentAbove(t *testing.T) (wire.SessionWatch, int) {
 // refused and write no record.
 func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
 	r := newStampRig(t)
-	agent, child := startAgentAbove(t)
-	if _, err := r.m.watchSession(agent, child); err != nil {
+	agent, child := rigtest.AgentAbove(t)
+	if _, err := r.m.WatchSession(agent, child); err != nil {
 		t.Fatalf("the watch of the asker's own agent: %v", err)
 	}
 	rec, _ := r.h.SessionRecord("box", "carol")
@@ -240,19 +198,18 @@ func TestSessionWatchOnlyOfTheAskersOwnAgent(t *testing.T) {
 		t.Fatalf("no record of the watched agent: %v", err)
 	}
 
-	// The test is the agent's parent, not its child: over the socket, where the
-	// daemon reads the asker from the connection, the watch is refused.
-	d := startOn(t, r.h)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var done wire.Done
-	err := d.dial(t).Call(ctx, wire.OpSessionWatch, agent, &done)
-	wantRefusal(t, err, wire.CodeBadRequest, fmt.Sprintf("process %d is not an ancestor of the asking process %d", agent.PID, os.Getpid()))
+	// The test is the agent's parent, not its child: asked by it, the watch
+	// is refused (over the socket, the daemon takes the asker from the
+	// connection: TestSessionWatchAskerIsTheConnectionsPeer).
+	_, err := r.m.WatchSession(agent, os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("process %d is not an ancestor of the asking process %d", agent.PID, os.Getpid())) {
+		t.Errorf("the watch asked by the agent's parent: %v, want it refused", err)
+	}
 
 	if os.Getuid() == 0 {
 		other := startAs(t, 4242)
 		other.Handle = "carol"
-		_, err := r.m.watchSession(other, other.PID)
+		_, err = r.m.WatchSession(other, other.PID)
 		if err == nil || !strings.Contains(err.Error(), "runs as uid 4242, not as this daemon's account") {
 			t.Errorf("the watch of another account's agent: %v, want it refused", err)
 		}

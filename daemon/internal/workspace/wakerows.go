@@ -1,4 +1,4 @@
-package daemon
+package workspace
 
 import (
 	"github.com/sotcomm/sotd/rows"
@@ -9,7 +9,7 @@ import (
 // WakeRows is the daemon's rows as the wake loop sees them. Its Input takes the
 // row's lock, the one pty.input takes, so a notice never interleaves with
 // another caller's keys.
-type WakeRows struct{ m *rowsManager }
+type WakeRows struct{ m *Manager }
 
 var _ wake.Rows = WakeRows{}
 

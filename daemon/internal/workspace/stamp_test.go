@@ -1,6 +1,6 @@
 //go:build !windows
 
-package daemon
+package workspace
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
@@ -24,30 +25,30 @@ type stampRig struct {
 	h    home.Home
 	clk  *testutil.Clock
 	logs *testutil.SyncBuffer
-	m    *rowsManager
+	m    *Manager
 	st   *stamper
 	row  string
 }
 
 func newStampRig(t *testing.T) *stampRig {
-	h := newHome(t)
-	clk := testutil.NewClock(testNow)
+	h := rigtest.NewHome(t)
+	clk := testutil.NewClock(rigtest.Now)
 	logs := &testutil.SyncBuffer{}
 	b := rows.NewPTY(rows.Options{})
 	t.Cleanup(func() { b.Close() })
-	m := newRowsManager(h, "box", slog.New(slog.NewTextHandler(logs, nil)), clk.Now, b)
-	spawn, _ := fakeSpawn(t, "Repo", "Repo-box")
-	ref, err := m.spawn(spawn)
+	m := New(h, "box", slog.New(slog.NewTextHandler(logs, nil)), clk.Now, b)
+	spawn, _ := rigtest.FakeSpawn(t, "Repo", "Repo-box")
+	ref, err := m.Spawn(spawn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rowstest.WaitPhase(t, b, ref.WorkspaceID, 10*time.Second, rows.Ready)
-	gone, _ := fakeSpawn(t, "gone", "idle-box")
-	goneRef, err := m.spawn(gone)
+	gone, _ := rigtest.FakeSpawn(t, "gone", "idle-box")
+	goneRef, err := m.Spawn(gone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.destroy(goneRef.WorkspaceID); err != nil {
+	if _, err := m.Destroy(goneRef.WorkspaceID); err != nil {
 		t.Fatal(err)
 	}
 	return &stampRig{h: h, clk: clk, logs: logs, m: m, st: newStamper(m), row: ref.WorkspaceID}
@@ -132,15 +133,15 @@ func TestStamperRuns(t *testing.T) {
 	waitStamp := func(what string) {
 		t.Helper()
 		want := registry.Stamp(r.clk.Now())
-		waitFor(t, what, func() bool { return r.lastSeen(t, "Repo-box") == want })
+		testutil.Eventually(t, 5*time.Second, what, func() bool { return r.lastSeen(t, "Repo-box") == want })
 	}
 	waitStamp("the first stamp")
 	r.clk.Add(StampEvery)
 	ticks <- r.clk.Now()
 	waitStamp("the stamp at the tick")
 	r.clk.Add(10 * time.Second)
-	spawn, _ := fakeSpawn(t, "more", "")
-	if _, err := r.m.spawn(spawn); err != nil {
+	spawn, _ := rigtest.FakeSpawn(t, "more", "")
+	if _, err := r.m.Spawn(spawn); err != nil {
 		t.Fatal(err)
 	}
 	waitStamp("the stamp when the rows changed")

@@ -1,20 +1,21 @@
-package daemon
+package workspace
 
 import (
 	"errors"
 	"path/filepath"
 
+	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/wire"
 )
 
-// join is agent.join. With a row id it gives the handle to that row, one of this
+// Join is agent.join. With a row id it gives the handle to that row, one of this
 // daemon's that has not ended: a newer declaration moves the handle, and the row
 // that lost it learns so from its next comm command, which reads the binding.
 // With an empty row id it asks for clearance and writes nothing.
-func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
+func (m *Manager) Join(req wire.AgentJoin) (wire.AgentJoined, error) {
 	if err := home.CheckHandle(req.Handle); err != nil {
 		return wire.AgentJoined{}, wire.Refuse(wire.CodeBadHandle, "%v", err)
 	}
@@ -40,7 +41,7 @@ func (m *rowsManager) join(req wire.AgentJoin) (wire.AgentJoined, error) {
 // there is none; moved is the row that held it before, "" for none. undo puts
 // the entry back as it was while the binding still stands, for a row whose
 // agent never started.
-func (m *rowsManager) bind(handle, row, cwd string) (moved string, undo func() error, err error) {
+func (m *Manager) bind(handle, row, cwd string) (moved string, undo func() error, err error) {
 	now := m.now()
 	var prev *registry.Entry
 	err = registry.Update(m.home, registry.Ruled(), func(d *registry.Doc) error {
@@ -87,10 +88,10 @@ func (m *rowsManager) bind(handle, row, cwd string) (moved string, undo func() e
 // the row the registry binds it to, or, with no binding, a row started for it.
 // An entry bound to a row on another box is held, since no daemon here can
 // rule on that row.
-func (m *rowsManager) clearance(handle string) (wire.AgentJoined, error) {
+func (m *Manager) clearance(handle string) (wire.AgentJoined, error) {
 	doc, err := m.reg.read()
 	if err != nil {
-		return wire.AgentJoined{}, unreadable(wire.CodeUnreadable, "no clearance was given", err)
+		return wire.AgentJoined{}, refuse.Unreadable(wire.CodeUnreadable, "no clearance was given", err)
 	}
 	held := func(row string) (wire.AgentJoined, error) {
 		return wire.AgentJoined{Answer: wire.JoinHeld, Row: row}, nil

@@ -1,7 +1,6 @@
-package daemon
+package workspace
 
 import (
-	"context"
 	"runtime"
 	"time"
 
@@ -10,15 +9,10 @@ import (
 	"github.com/sotcomm/sotd/wake"
 )
 
-// startWake runs the wake loop over the daemon's rows under sup.
-func (m *rowsManager) startWake(ctx context.Context, sup *supervisor, f *filer.Filer, filed <-chan struct{}) {
-	sup.start(ctx, service{name: "wake", run: m.wakeLoop(f, filed).Run})
-}
-
-// wakeLoop is the wake over these rows, reading inboxes through f. It keeps the
+// WakeLoop is the wake over these rows, reading inboxes through f. It keeps the
 // wall clock, not the daemon's: a screen holds still, an echo shows and a
 // stop_at mark ages in real time, as the filer's lock waits do.
-func (m *rowsManager) wakeLoop(f *filer.Filer, filed <-chan struct{}) *wake.Loop {
+func (m *Manager) WakeLoop(f *filer.Filer, filed <-chan struct{}) *wake.Loop {
 	return &wake.Loop{
 		Rows:    WakeRows{m},
 		Unread:  wake.FilerUnread(f),

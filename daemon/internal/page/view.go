@@ -1,31 +1,40 @@
-package daemon
+package page
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/events"
+	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
-// The daemon is the status page's backend.
-var _ web.Backend = (*Daemon)(nil)
+// The page is the web server's backend.
+var (
+	_ web.Backend     = (*Page)(nil)
+	_ web.PageActions = (*Page)(nil)
+)
 
-// watchEvery is how often the registry's mtime and size and the rows are
+// WatchEvery is how often the registry's mtime and size and the rows are
 // looked at for changes the page shows.
-const watchEvery = 1500 * time.Millisecond
+const WatchEvery = 1500 * time.Millisecond
 
-// webView is the page's picture kept in memory, so a snapshot, taken with the
-// bus held, reads no file. Every change is published by the one that makes it.
-type webView struct {
+// Page is the status page's model: its picture kept in memory, so a snapshot,
+// taken with the bus held, reads no file, and the watch that keeps it current.
+// Every change is published by the one that makes it.
+type Page struct {
+	cfg  Config
 	bus  *events.Bus
 	host string
 	now  func() time.Time
+	kick chan struct{} // asks the watch to look now
 
 	// pub makes a change and its event one step, so two changes to one handle
 	// publish in the order they were made. mu is let go before publishing:
@@ -37,7 +46,7 @@ type webView struct {
 	entries map[string]registry.Entry // the registry's agents as last read
 	unread  map[string]int
 	live    map[string]bool // as last published, so a heartbeat going stale is an event
-	rows    []web.Row
+	rows    []wire.ViewRow  // this box's rows, as the network view carries them
 	links   map[string]web.Link
 	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
 	netRows map[string]wire.ViewRow   // other boxes' rows, by Key, ditto
@@ -46,32 +55,68 @@ type webView struct {
 	convos *convoBook // this home's conversations (conversations.go)
 }
 
-func newWebView(host string, now func() time.Time) *webView {
+// Source is what the page reads of its box's daemon and asks of it: the
+// answers of the socket's own ops, so the page says what the socket says.
+type Source interface {
+	// Rows answers workspace.list.
+	Rows() (wire.WorkspaceList, error)
+	// Registry answers registry.list.
+	Registry() (any, error)
+	// Screen answers pty.screen for one of this box's rows.
+	Screen(id string) (any, error)
+	// Send files req as comm.file does, by the route a session's send on
+	// this box takes.
+	Send(ctx context.Context, req wire.CommFile) (any, error)
+	// Network is the other boxes as the network view holds them; false when
+	// the daemon has no network yet.
+	Network() (Network, bool)
+}
+
+// Network is the other boxes' part of the page.
+type Network struct {
+	Remote map[string]wire.ViewEntry // their entries, by handle
+	Rows   map[string]wire.ViewRow   // their rows, by Key
+	Boxes  web.Boxes
+	Down   map[string]string // a link with no connection to record, and why
+}
+
+// Config is what a page serves from.
+type Config struct {
+	Home home.Home
+	Host string
+	Addr string // the loopback address; "" takes web.DefaultAddr's choice
+	Log  *slog.Logger
+	Now  func() time.Time
+	Src  Source
+}
+
+// New makes a page; Watch keeps it current and Serve serves it.
+func New(cfg Config) *Page {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	bus := events.New()
-	return &webView{bus: bus, convos: newConvoBook(bus, now), host: host, now: now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	return &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: bus, convos: newConvoBook(bus, cfg.Now), host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
-func (d *Daemon) WorkspaceList(context.Context) (any, error) {
-	return d.rows.list()
-}
+func (v *Page) WorkspaceList(context.Context) (any, error) { return v.cfg.Src.Rows() }
 
 // RegistryList answers registry.list as the daemon socket does.
-func (d *Daemon) RegistryList(context.Context) (any, error) { return d.registryList() }
+func (v *Page) RegistryList(context.Context) (any, error) { return v.cfg.Src.Registry() }
 
-// Events is the bus the daemon publishes the page's changes on.
-func (d *Daemon) Events() *events.Bus { return d.view.bus }
+// Events is the bus the page's changes are published on.
+func (v *Page) Events() *events.Bus { return v.bus }
 
 // Snapshot is the page's whole picture, from memory.
-func (d *Daemon) Snapshot() web.View {
-	v := d.view
+func (v *Page) Snapshot() web.View {
 	convs, rates := v.convos.snapshot()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: slices.Clone(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes, Conversations: convs, MailRates: rates}
-	if out.Rows == nil {
-		out.Rows = []web.Row{}
-	}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: pageRows(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes, Conversations: convs, MailRates: rates}
 	for _, k := range slices.Sorted(maps.Keys(v.netRows)) {
 		out.RemoteRows = append(out.RemoteRows, pageRow(v.netRows[k]))
 	}
@@ -90,7 +135,7 @@ func (d *Daemon) Snapshot() web.View {
 	return out
 }
 
-func (v *webView) agentLocked(handle string, now time.Time) web.Agent {
+func (v *Page) agentLocked(handle string, now time.Time) web.Agent {
 	e := v.entries[handle]
 	a := web.Agent{Handle: handle, Host: e.Host, Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, Expertise: e.Expertise, Unread: v.unread[handle], Local: true}
 	if t, err := time.Parse(time.RFC3339, e.StatusAt); err == nil {
@@ -100,7 +145,7 @@ func (v *webView) agentLocked(handle string, now time.Time) web.Agent {
 }
 
 // setUnread records handle's count and publishes it if it moved.
-func (v *webView) setUnread(handle string, n int) {
+func (v *Page) setUnread(handle string, n int) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
@@ -113,14 +158,14 @@ func (v *webView) setUnread(handle string, n int) {
 }
 
 // handles lists the registry's agents as last read.
-func (v *webView) handles() []string {
+func (v *Page) handles() []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return slices.Collect(maps.Keys(v.entries))
 }
 
-// setLink records a link's health and publishes it.
-func (v *webView) setLink(l web.Link) {
+// SetLink records a link's health and publishes it.
+func (v *Page) SetLink(l web.Link) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
@@ -130,21 +175,21 @@ func (v *webView) setLink(l web.Link) {
 }
 
 // setRows publishes workspace.changed when the rows or their phases moved.
-func (v *webView) setRows(rs []web.Row) {
+func (v *Page) setRows(rs []wire.ViewRow) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	v.mu.Lock()
-	same := slices.EqualFunc(v.rows, rs, sameRow)
+	same := slices.EqualFunc(v.rows, rs, viewdiff.SameViewRow)
 	v.rows = rs
 	v.mu.Unlock()
 	if !same {
-		v.bus.Publish(web.EvWorkspaceChanged, web.WorkspaceChanged{Rows: slices.Clone(rs)})
+		v.bus.Publish(web.EvWorkspaceChanged, web.WorkspaceChanged{Rows: pageRows(rs)})
 	}
 }
 
 // setAgents takes the registry's agents as read and publishes agent.state for
 // each one that joined, changed, left or went live or stale.
-func (v *webView) setAgents(doc *registry.Doc) {
+func (v *Page) setAgents(doc *registry.Doc) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	now := v.now()

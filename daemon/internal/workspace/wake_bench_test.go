@@ -1,17 +1,17 @@
 //go:build !windows
 
-package daemon
+package workspace
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
@@ -21,32 +21,21 @@ import (
 	"github.com/sotcomm/sotd/wake"
 )
 
-// benchKinds is the PTY backend, and tmux where it is installed.
-func benchKinds() []backendKind {
-	kinds := []backendKind{{"pty", func(testing.TB) func(home.Home, string, rows.Options) rows.Backend {
-		return func(_ home.Home, _ string, opt rows.Options) rows.Backend { return rows.NewPTY(opt) }
-	}}}
-	if _, err := exec.LookPath("tmux"); err == nil {
-		kinds = append(kinds, backendKind{"tmux", tmuxBackend})
-	}
-	return kinds
-}
-
 // readyRows runs n fake-agent Claude rows, handles Idle-00…, on a new home and
 // waits until all are Ready at their prompts; the benchmark's end removes them.
-func readyRows(b *testing.B, k backendKind, n int) (*rowsManager, rows.Backend, home.Home) {
-	h := newHome(b)
+func readyRows(b *testing.B, k rigtest.BackendKind, n int) (*Manager, rows.Backend, home.Home) {
+	h := rigtest.NewHome(b)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	backend := k.make(b)(h, "box", rows.Options{})
-	m := newRowsManager(h, "box", log, time.Now, backend)
-	b.Cleanup(m.close)
+	backend := k.Make(b)(h, "box", rows.Options{})
+	m := New(h, "box", log, time.Now, backend)
+	b.Cleanup(m.Close)
 	for i := range n {
-		spawn, _ := fakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
-		ref, err := m.spawn(spawn)
+		spawn, _ := rigtest.FakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", i))
+		ref, err := m.Spawn(spawn)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { m.destroy(ref.WorkspaceID) })
+		b.Cleanup(func() { m.Destroy(ref.WorkspaceID) })
 	}
 	// Each row is a process that draws its screen: 200 take a while.
 	testutil.Eventually(b, 5*time.Second+time.Duration(n)*100*time.Millisecond, fmt.Sprintf("%d Ready rows", n), func() bool {
@@ -85,11 +74,11 @@ func reportCPU(b *testing.B, backend rows.Backend, period time.Duration, do func
 // CPU seconds a minute (getrusage of the process and its waited-for children;
 // the tmux server's own share is reported apart). Goal: ≤ 0.6.
 func BenchmarkWakeIdleRows(b *testing.B) {
-	for _, k := range benchKinds() {
-		b.Run(k.name, func(b *testing.B) {
+	for _, k := range rigtest.BackendKinds(b) {
+		b.Run(k.Name, func(b *testing.B) {
 			m, backend, h := readyRows(b, k, 50)
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			loop := m.wakeLoop(filer.New(h), nil)
+			loop := m.WakeLoop(filer.New(h), nil)
 			loop.Log = log
 			ticks := make(chan time.Time)
 			loop.Ticker = func(time.Duration) (<-chan time.Time, func()) { return ticks, func() {} }
@@ -113,11 +102,11 @@ func BenchmarkWakeIdleRows(b *testing.B) {
 // the tmux servers' share apart, and the 200 rows' CPU per row over the 10
 // rows'. Goal: under 0.05 CPU-s/s at 200.
 //
-//	go test -run='^$' -bench=WakeRowsScale -benchtime=20x ./daemon/
+//	go test -run='^$' -bench=WakeRowsScale -benchtime=20x ./daemon/internal/workspace/
 func BenchmarkWakeRowsScale(b *testing.B) {
 	sizes := []int{10, 200}
-	for _, k := range benchKinds() {
-		b.Run(k.name, func(b *testing.B) {
+	for _, k := range rigtest.BackendKinds(b) {
+		b.Run(k.Name, func(b *testing.B) {
 			type phase struct {
 				tick   chan time.Time
 				stop   func()
@@ -126,7 +115,7 @@ func BenchmarkWakeRowsScale(b *testing.B) {
 			phases := make([]phase, len(sizes))
 			for i, n := range sizes {
 				m, backend, h := readyRows(b, k, n)
-				loop := m.wakeLoop(filer.New(h), nil)
+				loop := m.WakeLoop(filer.New(h), nil)
 				loop.Log = slog.New(slog.DiscardHandler)
 				tick := make(chan time.Time)
 				loop.Ticker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
@@ -165,11 +154,11 @@ func BenchmarkWakeRowsScale(b *testing.B) {
 // Claude rows: idle ones (no turn, so no screen is read) and working ones
 // (a turn runs in each, so each screen is read and tested).
 func BenchmarkDialogWatch(b *testing.B) {
-	for _, k := range benchKinds() {
+	for _, k := range rigtest.BackendKinds(b) {
 		for _, working := range []bool{false, true} {
-			name := k.name + "/idle"
+			name := k.Name + "/idle"
 			if working {
-				name = k.name + "/working"
+				name = k.Name + "/working"
 			}
 			b.Run(name, func(b *testing.B) {
 				m, backend, h := readyRows(b, k, 50)

@@ -1,4 +1,4 @@
-package daemon
+package page
 
 import (
 	"context"
@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/events"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
@@ -31,7 +30,7 @@ func fileAt(t *testing.T, f *filer.Filer, from, to, text string, at time.Time) s
 // boxes names, and its first look.
 func bookOf(t *testing.T, f *filer.Filer, boxes map[string]string) *convoBook {
 	t.Helper()
-	c := newConvoBook(events.New(), func() time.Time { return testNow })
+	c := newConvoBook(events.New(), func() time.Time { return rigtest.Now })
 	if err := c.look(f, func(h string) string { return boxes[h] }); err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +57,8 @@ func keys(cs []web.Conversation) []string {
 // the page sender: each pair is one conversation gathered from both inboxes,
 // its lines newest first, and the conversations newest first.
 func TestConversationsGroupByPairNewestFirst(t *testing.T) {
-	f := filer.New(newHome(t))
-	at := testNow.Add(-10 * time.Minute)
+	f := filer.New(rigtest.NewHome(t))
+	at := rigtest.Now.Add(-10 * time.Minute)
 	fileAt(t, f, "alice", "bob", "a1", at)
 	fileAt(t, f, "bob", "alice", "b1", at.Add(time.Second))
 	fileAt(t, f, "carol", "bob", "c1", at.Add(2*time.Second))
@@ -91,8 +90,8 @@ func TestConversationsGroupByPairNewestFirst(t *testing.T) {
 // does and files one more line: the next look publishes the conversation with
 // the read lines marked and the new line first, and counts the new line once.
 func TestConversationsFollowReadStateAndNewLines(t *testing.T) {
-	f := filer.New(newHome(t))
-	fileAt(t, f, "alice", "bob", "one", testNow.Add(-time.Minute))
+	f := filer.New(rigtest.NewHome(t))
+	fileAt(t, f, "alice", "bob", "one", rigtest.Now.Add(-time.Minute))
 	c := bookOf(t, f, map[string]string{"alice": "box"})
 	sub := c.bus.Subscribe(func() any { return nil }, 16)
 	defer sub.Close()
@@ -103,7 +102,7 @@ func TestConversationsFollowReadStateAndNewLines(t *testing.T) {
 	if err := f.Commit("bob", b); err != nil {
 		t.Fatal(err)
 	}
-	id := fileAt(t, f, "alice", "bob", "two", testNow)
+	id := fileAt(t, f, "alice", "bob", "two", rigtest.Now)
 	c.touch("bob")
 	if err := c.look(f, func(string) string { return "box" }); err != nil {
 		t.Fatal(err)
@@ -135,16 +134,16 @@ func TestConversationsFollowReadStateAndNewLines(t *testing.T) {
 // conversation keeps its last ConversationLines lines, a sender whose lines
 // are all before the tail is not read, and a long body is cut.
 func TestConversationsAreBounded(t *testing.T) {
-	f := filer.New(newHome(t))
-	fileAt(t, f, "early", "bob", "before the tail", testNow.Add(-time.Hour))
+	f := filer.New(rigtest.NewHome(t))
+	fileAt(t, f, "early", "bob", "before the tail", rigtest.Now.Add(-time.Hour))
 	var lines []filer.Line
 	for i := range tailLines + 100 {
-		lines = append(lines, mail.Compose(wire.CommFile{From: "alice", To: "bob", Text: fmt.Sprint("line ", i), ID: mail.NewID()}, testNow.Add(time.Duration(i-tailLines-100)*time.Second)))
+		lines = append(lines, mail.Compose(wire.CommFile{From: "alice", To: "bob", Text: fmt.Sprint("line ", i), ID: mail.NewID()}, rigtest.Now.Add(time.Duration(i-tailLines-100)*time.Second)))
 	}
 	if _, err := f.Append("bob", lines); err != nil {
 		t.Fatal(err)
 	}
-	fileAt(t, f, "carol", "bob", strings.Repeat("é", shownText), testNow)
+	fileAt(t, f, "carol", "bob", strings.Repeat("é", shownText), rigtest.Now)
 	convs, _ := bookOf(t, f, nil).snapshot()
 	if got := keys(convs); !slices.Equal(got, []string{"bob carol", "alice bob"}) {
 		t.Fatalf("conversations %v, want carol's and alice's only: early's line is before the tail", got)
@@ -159,72 +158,23 @@ func TestConversationsAreBounded(t *testing.T) {
 	}
 }
 
-// TestPageConversationsAreThisBoxsOwn files across real linked daemons: a line
-// alice on ga sends bob on gb is filed on gb and shows on gb's page only, and
-// bob's answer to alice on ga's only; neither page carries a body filed on
-// the other box. The page sends a reply with in_reply_to set.
-func TestPageConversationsAreThisBoxsOwn(t *testing.T) {
-	_, ga, gb := threeBoxes(t)
-	gaPage, gbPage := pageOf(t, ga.rig, "ga"), pageOf(t, gb.rig, "gb")
-	gaWS, _ := gaPage.subscribe(t)
-	gbWS, _ := gbPage.subscribe(t)
-	toBob := wire.CommFile{From: "alice", To: "bob", Text: "filed on gb", ID: mail.NewID()}
-	if res, err := call(t, ga.dial(t), toBob); err != nil || !res.OK {
-		t.Fatalf("alice to bob: %+v, %v", res, err)
-	}
-	toAlice := wire.CommFile{From: "bob", To: "alice", Text: "filed on ga", ID: mail.NewID(), InReplyTo: toBob.ID}
-	if res, err := call(t, gb.dial(t), toAlice); err != nil || !res.OK {
-		t.Fatalf("bob to alice: %+v, %v", res, err)
-	}
-	only := func(ws *websocket.Conn, want string) {
-		t.Helper()
-		conv := awaitEvent(t, ws, web.EvConversation, func(c web.Conversation) bool { return c.Key == "alice bob" })
-		if got := texts(conv); !slices.Equal(got, []string{want}) {
-			t.Fatalf("the page's conversation holds %v, want only %q", got, want)
-		}
-	}
-	only(gaWS, "bob>alice:filed on ga")
-	only(gbWS, "alice>bob:filed on gb")
-	for _, p := range []*pageRig{gaPage, gbPage} {
-		_, snap := p.subscribe(t)
-		if len(snap.Conversations) != 1 || len(snap.Conversations[0].Lines) != 1 {
-			t.Fatalf("a snapshot's conversations %+v, want the one line filed on its box", snap.Conversations)
-		}
-	}
-
-	// The page answers alice's line from ga's page, as fe-ga.
-	f, err := wire.EncodeFrame(99, wire.KindReq, web.OpPageSend, web.PageSendReq{To: "alice", Text: "the page answers", ReplyTo: toAlice.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gaWS.Write(context.Background(), websocket.MessageText, f); err != nil {
-		t.Fatal(err)
-	}
-	for env := readWS(t, gaWS); env.Kind != wire.KindRes || env.ID != 99; env = readWS(t, gaWS) {
-	}
-	conv := awaitEvent(t, gaWS, web.EvConversation, func(c web.Conversation) bool { return c.Key == "alice fe-ga" })
-	if l := conv.Lines[0]; l.From != "fe-ga" || l.InReplyTo != toAlice.ID || l.Msg != "the page answers" || l.Read {
-		t.Fatalf("the page's reply was filed as %+v", l)
-	}
-}
-
 // TestConversationsSnapshotFitsAFrame files the longest bodies the page shows,
 // all of them characters JSON escapes, into more conversations than a snapshot
 // carries: the snapshot keeps the newest that fit and encodes as one frame.
 func TestConversationsSnapshotFitsAFrame(t *testing.T) {
-	f := filer.New(newHome(t))
+	f := filer.New(rigtest.NewHome(t))
 	body := strings.Repeat("<", shownText)
 	for i := range 60 {
 		var lines []filer.Line
 		for j := range web.ConversationLines {
-			at := testNow.Add(time.Duration(i*web.ConversationLines+j-2000) * time.Second)
+			at := rigtest.Now.Add(time.Duration(i*web.ConversationLines+j-2000) * time.Second)
 			lines = append(lines, mail.Compose(wire.CommFile{From: fmt.Sprintf("s%02d", i), To: "bob", Text: body, ID: mail.NewID()}, at))
 		}
 		if _, err := f.Append("bob", lines); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := newConvoBook(events.New(), func() time.Time { return testNow })
+	c := newConvoBook(events.New(), func() time.Time { return rigtest.Now })
 	if err := c.look(f, func(string) string { return "box" }); err != nil {
 		t.Fatal(err)
 	}

@@ -107,8 +107,10 @@ func (d *Daemon) filedNow() {
 
 // appendedTo kicks the wake for a line appended to handle's inbox by any
 // process (a client's own append too), as filing does for the daemon's own;
-// "" (appends not known) kicks it.
+// "" (appends not known) kicks it. The page's conversations read the inbox
+// again (page.InboxMoved).
 func (d *Daemon) appendedTo(handle string) {
+	d.view.InboxMoved(handle)
 	if handle == "" {
 		d.filedNow()
 		return

@@ -18,6 +18,7 @@ const HTTPOff = "off"
 // startPage runs the status page and the watch that feeds it under sup.
 func (d *Daemon) startPage(ctx context.Context, sup *supervisor, f *filer.Filer) {
 	sup.start(ctx, service{name: "status page watch", run: func(ctx context.Context) error { return d.view.Watch(ctx, f) }})
+	sup.start(ctx, service{name: "page conversations", run: func(ctx context.Context) error { return d.view.Conversations(ctx, f) }})
 	if d.cfg.HTTP != HTTPOff {
 		sup.start(ctx, service{name: "status page", run: d.view.Serve})
 	}

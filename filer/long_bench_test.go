@@ -14,7 +14,8 @@ import (
 // in it and with 1,000,000, in turn in each op: three new lines are filed past
 // a committed cursor, then the Stop hook's and the wake's unread count
 // (Unread), the page's count (Recount), a sender's receipts (the last 10 it
-// filed, as sotd sent shows) and a poll of the new lines with its commit. It
+// filed, as sotd sent shows), the status page's read of the last 500 lines for
+// its conversations (Last) and a poll of the new lines with its commit. It
 // reports each one's µs and the large case's time over the small one's, wall
 // and CPU (the process's: getrusage), measured in the same run. The inbox's
 // lines are of 170 bytes: the large one is 170 MB.
@@ -70,6 +71,13 @@ func BenchmarkLongInbox(b *testing.B) {
 			rs, err := in.f.Receipts("me", "carol", 10)
 			if err == nil && len(rs) != 10 {
 				err = fmt.Errorf("%d receipts, want 10", len(rs))
+			}
+			return err
+		}},
+		{"tail", func(in *inbox) error {
+			ls, err := in.f.Last("me", 500, nil)
+			if err == nil && (len(ls) != 500 || ls[499].Read) {
+				err = fmt.Errorf("%d lines, the last read %v; want 500, the last unread", len(ls), ls[len(ls)-1].Read)
 			}
 			return err
 		}},

@@ -138,8 +138,10 @@ func TestStatusPageShowsTheNetwork(t *testing.T) {
 }
 
 type inboxLine struct {
-	From string `json:"from"`
-	Msg  string `json:"msg"`
+	From      string `json:"from"`
+	Msg       string `json:"msg"`
+	ID        string `json:"id"`
+	InReplyTo string `json:"in_reply_to"`
 }
 
 func lastLine(t *testing.T, b *box, handle string) inboxLine {

@@ -27,18 +27,21 @@ type Backend interface {
 type PageActions interface {
 	// PtyScreen answers pty.screen for one of this box's rows; it never types.
 	PtyScreen(ctx context.Context, workspaceID string) (any, error)
-	// PageSend files text to handle as comm.file does, from the box's page
-	// sender (daemon/internal/page.Sender), and answers as comm.file does.
-	PageSend(ctx context.Context, to, text string) (any, error)
+	// PageSend files the request's text to its handle as comm.file does, from
+	// the box's page sender (daemon/internal/page.Sender), as an answer to the line ReplyTo
+	// names when it names one, and answers as comm.file does.
+	PageSend(ctx context.Context, req PageSendReq) (any, error)
 }
 
 // OpPageSend is the page's send: a PageSendReq, answered as comm.file is.
 const OpPageSend = "page.send"
 
 // PageSendReq is what the page's text box sends.
+// ReplyTo is the id of the line answered from a conversation's reply box.
 type PageSendReq struct {
-	To   string `json:"to"`
-	Text string `json:"text"`
+	To      string `json:"to"`
+	Text    string `json:"text"`
+	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // Event kinds a Backend publishes and a subscriber receives, with their
@@ -52,6 +55,8 @@ const (
 	EvBoxRows          = "box.rows"          // BoxRows: another box's rows after a change on it
 	EvAgentMessage     = "agent.message"     // an agent.send payload, to every connection
 	EvFECommand        = "fe.command"        // FECommand, to one frontend
+	EvConversation     = "conversation"      // Conversation: one pair's last lines after a change
+	EvMailRate         = "mail.rate"         // MailRate: one box's per-minute counts after a change
 )
 
 // View is the status page's whole picture: this box's home and rows, and
@@ -63,7 +68,52 @@ type View struct {
 	RemoteRows []Row   `json:"remote_rows"` // every other box's, by box and id
 	Links      []Link  `json:"links"`
 	Boxes      Boxes   `json:"boxes"`
+	// Conversations are those of this box's inboxes only: a body never
+	// leaves the box that files it. Newest first.
+	Conversations []Conversation `json:"conversations"`
+	MailRates     []MailRate     `json:"mail_rates"` // by box
 }
+
+// Conversation is the last lines between two handles, as this box's inboxes
+// hold them: at most ConversationLines, newest first. Key names the pair, its
+// two handles sorted and joined by a space; a conversation with no lines has
+// left the view (its inboxes went).
+type Conversation struct {
+	Key     string     `json:"key"`
+	Handles [2]string  `json:"handles"`
+	Lines   []MailLine `json:"lines"`
+}
+
+// MailLine is one filed line and whether its receiver has been shown it.
+type MailLine struct {
+	ID        string `json:"id,omitempty"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Msg       string `json:"msg"`
+	TS        string `json:"ts"`
+	InReplyTo string `json:"in_reply_to,omitempty"`
+	Read      bool   `json:"read"`
+}
+
+// MailRate is how many lines this box filed per minute from one sending box,
+// for the minutes of the last MailRateMinutes that had any.
+type MailRate struct {
+	Box    string        `json:"box"`
+	Counts []MinuteCount `json:"counts"`
+}
+
+// MinuteCount is the lines of one minute, named by its Unix minute.
+type MinuteCount struct {
+	Minute int64 `json:"minute"`
+	N      int   `json:"n"`
+}
+
+// The conversations' bounds: the lines kept per conversation, and the
+// minutes a rate chart spans.
+const (
+	ConversationLines = 20
+	MailRateMinutes   = 30
+)
 
 // Agent is one handle, its box and its work-state. Unread is counted only for
 // this box's own handles (Local): another box's inboxes are not read here.

@@ -41,7 +41,7 @@ func (c *conn) do(ctx context.Context, env wire.Envelope) (any, error) {
 			if err := wire.DecodePayload(env.Payload, &req); err != nil {
 				return nil, wire.Refuse(wire.CodeBadFrame, "%v", err)
 			}
-			return pa.PageSend(ctx, req.To, req.Text)
+			return pa.PageSend(ctx, req)
 		}
 	}
 	return nil, wire.Refuse(wire.CodeUnknownOp, "op %q is not one this listener serves (agent.send, fe.command.send, workspace.list, registry.list, subscribe, pty.screen, page.send)", env.Op)

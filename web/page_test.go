@@ -9,6 +9,9 @@ import (
 	"github.com/sotcomm/sotd/internal/chromium"
 )
 
+// xss is a body that would run script if the page took it for markup.
+const xss = `<img src=x onerror="window.xssRan=1"><script>window.xssRan=2</script>`
+
 // The status page in a real browser: it renders the snapshot, an agent that
 // joins, an unread count that changes, and recovers by itself when the daemon
 // restarts. The screenshot is kept in $SOTD_ARTIFACTS, else the test's temp
@@ -24,10 +27,21 @@ func TestStatusPageInChromium(t *testing.T) {
 		Rows:       []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
 		RemoteRows: []Row{{ID: "r1", Host: "nas", Label: "api", Agent: "claude", Handle: "bob", Phase: "Ready", Since: now.Add(-3 * time.Minute)}},
 		Links:      []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
+		Conversations: []Conversation{{Key: "alice mallory", Handles: [2]string{"alice", "mallory"}, Lines: []MailLine{
+			{ID: "M1", From: "mallory", To: "alice", Msg: xss, TS: now.Format(time.RFC3339)},
+		}}},
+		MailRates: []MailRate{{Box: "nas", Counts: []MinuteCount{{Minute: now.Unix() / 60, N: 4}, {Minute: now.Unix()/60 - 2, N: 1}}}},
 	})
 	b := chromium.Open(t, pageURL(r.srv.Addr(), r.srv.token))
 
 	b.WaitDOM(`document.getElementById("conn").textContent`, "live")
+	// A body is text, never markup: the image is not made and its handler
+	// never runs.
+	b.WaitDOM(`document.querySelector("#conv-alice--mallory .msg").textContent`, xss)
+	b.WaitDOM(`String(document.querySelectorAll("#conversations img").length + " " + window.xssRan)`, "0 undefined")
+	b.WaitDOM(`document.querySelector("#conv-alice--mallory .read").textContent`, "unread")
+	// nas's chart counts the five lines filed here from it, in two bars.
+	b.WaitDOM(`document.querySelector("#box-nas .mail-rate").dataset.total + " " + document.querySelectorAll("#box-nas svg.rate rect").length`, "5 2")
 	b.WaitDOM(`document.querySelector("#agent-alice .state").textContent`, "working")
 	b.WaitDOM(`document.querySelector("#agent-alice .age").textContent`, "2m ago")
 	b.WaitDOM(`document.getElementById("row-box/r1").querySelector(".phase").textContent`, "running")

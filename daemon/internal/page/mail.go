@@ -41,6 +41,7 @@ func (v *Page) lookMail(f *filer.Filer, counted map[string]mailCount) {
 		if !ok || seen && old.stamp.same(now) {
 			continue
 		}
+		v.convos.touch(h) // a line filed or read: its conversations moved
 		var t filer.Tally
 		if !now.inbox.Absent() {
 			// Reading an inbox that does not exist would leave a lock file

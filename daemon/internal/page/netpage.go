@@ -33,8 +33,8 @@ func (v *Page) PtyScreen(_ context.Context, id string) (any, error) { return v.c
 
 // PageSend files the page's message as comm.file does, by the same route a
 // session's send on this box takes.
-func (v *Page) PageSend(ctx context.Context, to, text string) (any, error) {
-	req := wire.CommFile{From: Sender(v.host), To: to, Text: text, ID: mail.NewID()}
+func (v *Page) PageSend(ctx context.Context, p web.PageSendReq) (any, error) {
+	req := wire.CommFile{From: Sender(v.host), To: p.To, Text: p.Text, ID: mail.NewID(), InReplyTo: p.ReplyTo}
 	if err := mail.CheckRequest(req); err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ type Page struct {
 	remote  map[string]wire.ViewEntry // other boxes' entries, as the network view holds them (netpage.go)
 	netRows map[string]wire.ViewRow   // other boxes' rows, by Key, ditto
 	boxes   web.Boxes
+
+	convos *convoBook // this home's conversations (conversations.go)
 }
 
 // Source is what the page reads of its box's daemon and asks of it: the
@@ -96,7 +98,8 @@ func New(cfg Config) *Page {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: events.New(), host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	bus := events.New()
+	return &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: bus, convos: newConvoBook(bus, cfg.Now), host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -110,9 +113,10 @@ func (v *Page) Events() *events.Bus { return v.bus }
 
 // Snapshot is the page's whole picture, from memory.
 func (v *Page) Snapshot() web.View {
+	convs, rates := v.convos.snapshot()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: pageRows(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes}
+	out := web.View{Host: v.host, Agents: []web.Agent{}, Rows: pageRows(v.rows), RemoteRows: []web.Row{}, Links: []web.Link{}, Boxes: v.boxes, Conversations: convs, MailRates: rates}
 	for _, k := range slices.Sorted(maps.Keys(v.netRows)) {
 		out.RemoteRows = append(out.RemoteRows, pageRow(v.netRows[k]))
 	}

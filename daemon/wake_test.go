@@ -40,9 +40,10 @@ func fileTo(t *testing.T, c *wire.Client, handle string) {
 
 // noticeWithin bounds the wait for a notice to a row at a free, still prompt.
 // The wake types it within a tick and StillFor of the filing (3.5 s, which the
-// tests log); the bound is looser so that a loaded machine running the race
-// detector does not fail it, and a notice that never comes still does.
-const noticeWithin = 2*(wake.Every+wake.StillFor) + 2*time.Second
+// tests log); how soon is measured by the wake matrix (integration, soak), not
+// asserted here: the bound only fails a notice that never comes, so a loaded
+// machine running the whole suite with -race (8.6 s seen in CI) does not.
+const noticeWithin = 20 * time.Second
 
 // TestWakeTypesTheNotice runs the wake loop in a daemon over the real fake
 // agent, with each backend: mail to a row idle at a free, still prompt gets the
@@ -76,7 +77,7 @@ func TestWakeTypesTheNotice(t *testing.T) {
 			}
 
 			rowCall[wire.Done](t, c, wire.OpPtyInput, wire.PtyInput{WorkspaceID: busy, DataB64: base64.StdEncoding.EncodeToString([]byte("/idle")), Enter: true})
-			rowstest.WaitFile(t, busyLog, "/idle\r"+registry.WakeNotice+"\r", 2*wake.Every+wake.StillFor+time.Second)
+			rowstest.WaitFile(t, busyLog, "/idle\r"+registry.WakeNotice+"\r", noticeWithin)
 			if got := byteLog(t, freeLog); got != registry.WakeNotice+"\r" {
 				t.Errorf("the free row got %q since, want its one notice", got)
 			}

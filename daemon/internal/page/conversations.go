@@ -46,9 +46,14 @@ const (
 
 // convoBook is the conversations of this home's inboxes and the per-minute
 // counts of lines filed into them, kept in memory so a snapshot reads no file.
+// Lines are counted by sender and summed by box when a rate is published: a
+// sender that joined a moment before its first line may not be in the page's
+// view yet when the line is counted, and its lines must move to its box's
+// chart once it is (regroup).
 type convoBook struct {
-	bus *events.Bus
-	now func() time.Time
+	bus   *events.Bus
+	now   func() time.Time
+	boxOf func(handle string) string // takes the page view's lock: never called with mu held
 
 	pub  sync.Mutex    // a look and its events are one step (see Page.pub)
 	kick chan struct{} // a touch asks run to look; one pending kick covers every touch before it
@@ -58,7 +63,11 @@ type convoBook struct {
 	all    bool            // every inbox is to be read again
 	inbox  map[string]inboxTail
 	convos map[string]web.Conversation // by key, as last published
-	rates  map[string]map[int64]int    // sending box → Unix minute → lines
+	rates  map[string]map[int64]int    // sender → Unix minute → lines
+	// regroup asks the next look to publish every box's rate: a sender's
+	// box as the page knows it changed.
+	regroup bool
+	shown   map[string]bool // boxes whose last published rate had lines; only look touches it
 }
 
 // inboxTail is what one inbox's last lines hold: the last ConversationLines
@@ -69,9 +78,10 @@ type inboxTail struct {
 	lastAt int64
 }
 
-// newConvoBook is a book whose first look reads every inbox.
-func newConvoBook(bus *events.Bus, now func() time.Time) *convoBook {
-	c := &convoBook{bus: bus, now: now, kick: make(chan struct{}, 1), dirty: map[string]bool{}, all: true, inbox: map[string]inboxTail{}, convos: map[string]web.Conversation{}, rates: map[string]map[int64]int{}}
+// newConvoBook is a book whose first look reads every inbox; boxOf names the
+// box a sender sits on.
+func newConvoBook(bus *events.Bus, now func() time.Time, boxOf func(string) string) *convoBook {
+	c := &convoBook{bus: bus, now: now, boxOf: boxOf, kick: make(chan struct{}, 1), dirty: map[string]bool{}, all: true, inbox: map[string]inboxTail{}, convos: map[string]web.Conversation{}, rates: map[string]map[int64]int{}, shown: map[string]bool{}}
 	c.kick <- struct{}{}
 	return c
 }
@@ -86,6 +96,19 @@ func (c *convoBook) touch(handle string) {
 		c.dirty[handle] = true
 	}
 	c.mu.Unlock()
+	c.poke()
+}
+
+// regroupRates asks for a look that publishes every box's rate: a sender
+// joined, left or moved box in the page's view.
+func (c *convoBook) regroupRates() {
+	c.mu.Lock()
+	c.regroup = true
+	c.mu.Unlock()
+	c.poke()
+}
+
+func (c *convoBook) poke() {
 	select {
 	case c.kick <- struct{}{}:
 	default:
@@ -99,7 +122,7 @@ func (v *Page) InboxMoved(handle string) { v.convos.touch(handle) }
 // Conversations reads this home's conversations again whenever an inbox
 // moved (InboxMoved, or the watch's look at the inboxes), until ctx ends.
 func (v *Page) Conversations(ctx context.Context, f *filer.Filer) error {
-	return v.convos.run(ctx, f, v.boxOf, v.cfg.Log)
+	return v.convos.run(ctx, f, v.cfg.Log)
 }
 
 // lookGap is the least time between two looks: a burst of filings is read
@@ -107,14 +130,14 @@ func (v *Page) Conversations(ctx context.Context, f *filer.Filer) error {
 const lookGap = 100 * time.Millisecond
 
 // run looks whenever an inbox was touched, until ctx ends.
-func (c *convoBook) run(ctx context.Context, f *filer.Filer, boxOf func(string) string, log *slog.Logger) error {
+func (c *convoBook) run(ctx context.Context, f *filer.Filer, log *slog.Logger) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-c.kick:
 		}
-		if err := c.look(f, boxOf); err != nil {
+		if err := c.look(f); err != nil {
 			log.Debug("the page's conversations were not updated", "err", err)
 		}
 		select {
@@ -126,8 +149,8 @@ func (c *convoBook) run(ctx context.Context, f *filer.Filer, boxOf func(string) 
 }
 
 // look reads again the inboxes touched since the last look and publishes each
-// conversation and rate that moved. boxOf names the box a sender sits on.
-func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error {
+// conversation and rate that moved.
+func (c *convoBook) look(f *filer.Filer) error {
 	c.pub.Lock()
 	defer c.pub.Unlock()
 	c.mu.Lock()
@@ -168,20 +191,9 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 		}
 		read[h] = lines
 	}
-	// Each sender's box is named before c.mu is taken: boxOf takes the page
-	// view's lock, and no lock is taken while c.mu is held.
-	boxes := map[string]string{}
-	for _, lines := range read {
-		for _, l := range lines {
-			if _, ok := boxes[l.From]; !ok {
-				boxes[l.From] = boxOf(l.From)
-			}
-		}
-	}
-
 	c.mu.Lock()
 	keys := map[string]bool{}
-	moved := map[string]bool{}
+	moved := map[string]bool{} // senders with a line newly counted
 	for h, lines := range read {
 		old, t := c.inbox[h], tailOf(lines)
 		for from := range old.from {
@@ -194,8 +206,8 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 		// at an inbox counts its tail's lines of the chart's span.
 		for _, l := range lines {
 			if old.from == nil || l.At > old.lastAt {
-				if box := boxes[l.From]; c.count(box, l.TS) {
-					moved[box] = true
+				if c.count(l.From, l.TS) {
+					moved[l.From] = true
 				}
 			}
 		}
@@ -218,19 +230,43 @@ func (c *convoBook) look(f *filer.Filer, boxOf func(handle string) string) error
 			}
 		}
 	}
-	var rates []web.MailRate
-	for _, box := range slices.Sorted(maps.Keys(moved)) {
-		rates = append(rates, c.rateLocked(box))
-	}
+	regroup := c.regroup
+	c.regroup = false
 	c.mu.Unlock()
 	slices.SortFunc(changed, func(a, b web.Conversation) int { return -cmp.Compare(newest(a), newest(b)) })
 	for _, conv := range changed {
 		c.bus.Publish(web.EvConversation, conv)
 	}
-	for _, r := range rates {
+	c.publishRates(moved, regroup)
+	return errors.Join(failed...)
+}
+
+// publishRates publishes the rate of each box a sender in moved sits on, or of
+// every box when regroup, including a box whose lines all went to another.
+func (c *convoBook) publishRates(moved map[string]bool, regroup bool) {
+	all := c.boxRates()
+	boxes := map[string]bool{}
+	for from := range moved {
+		boxes[c.boxOf(from)] = true
+	}
+	if regroup {
+		maps.Copy(boxes, c.shown)
+		for box := range all {
+			boxes[box] = true
+		}
+	}
+	for _, box := range slices.Sorted(maps.Keys(boxes)) {
+		r, ok := all[box]
+		if !ok {
+			r = web.MailRate{Box: box, Counts: []web.MinuteCount{}}
+		}
+		if ok {
+			c.shown[box] = true
+		} else {
+			delete(c.shown, box)
+		}
 		c.bus.Publish(web.EvMailRate, r)
 	}
-	return errors.Join(failed...)
 }
 
 // tailOf keeps an inbox's last ConversationLines from each sender.
@@ -251,9 +287,9 @@ func tailOf(lines []filer.Receipt) inboxTail {
 	return t
 }
 
-// count adds a line filed at ts to box's minute, if that minute is in the
-// chart's span; true when it was.
-func (c *convoBook) count(box, ts string) bool {
+// count adds a line from sender filed at ts to its minute, if that minute is
+// in the chart's span; true when it was.
+func (c *convoBook) count(sender, ts string) bool {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return false
@@ -262,30 +298,53 @@ func (c *convoBook) count(box, ts string) bool {
 	if m <= c.now().Unix()/60-web.MailRateMinutes {
 		return false
 	}
-	if c.rates[box] == nil {
-		c.rates[box] = map[int64]int{}
+	if c.rates[sender] == nil {
+		c.rates[sender] = map[int64]int{}
 	}
-	c.rates[box][m]++
+	c.rates[sender][m]++
 	return true
 }
 
 // prune drops the minutes that left the chart's span.
 func (c *convoBook) prune() {
 	oldest := c.now().Unix()/60 - web.MailRateMinutes
-	for box, ms := range c.rates {
+	for sender, ms := range c.rates {
 		maps.DeleteFunc(ms, func(m int64, _ int) bool { return m <= oldest })
 		if len(ms) == 0 {
-			delete(c.rates, box)
+			delete(c.rates, sender)
 		}
 	}
 }
 
-func (c *convoBook) rateLocked(box string) web.MailRate {
-	r := web.MailRate{Box: box, Counts: []web.MinuteCount{}}
-	for _, m := range slices.Sorted(maps.Keys(c.rates[box])) {
-		r.Counts = append(r.Counts, web.MinuteCount{Minute: m, N: c.rates[box][m]})
+// boxRates sums the senders' counts by the box each sits on now. It copies
+// the counts under mu and names the boxes after: boxOf takes the page view's
+// lock, and no lock is taken while mu is held.
+func (c *convoBook) boxRates() map[string]web.MailRate {
+	c.mu.Lock()
+	bySender := make(map[string]map[int64]int, len(c.rates))
+	for sender, ms := range c.rates {
+		bySender[sender] = maps.Clone(ms)
 	}
-	return r
+	c.mu.Unlock()
+	byBox := map[string]map[int64]int{}
+	for sender, ms := range bySender {
+		box := c.boxOf(sender)
+		if byBox[box] == nil {
+			byBox[box] = map[int64]int{}
+		}
+		for m, n := range ms {
+			byBox[box][m] += n
+		}
+	}
+	out := make(map[string]web.MailRate, len(byBox))
+	for box, ms := range byBox {
+		r := web.MailRate{Box: box, Counts: []web.MinuteCount{}}
+		for _, m := range slices.Sorted(maps.Keys(ms)) {
+			r.Counts = append(r.Counts, web.MinuteCount{Minute: m, N: ms[m]})
+		}
+		out[box] = r
+	}
+	return out
 }
 
 // conversationLocked gathers the pair key names from both handles' inboxes,
@@ -309,7 +368,6 @@ func (c *convoBook) conversationLocked(key string) web.Conversation {
 // every box's rate.
 func (c *convoBook) snapshot() ([]web.Conversation, []web.MailRate) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	convs := slices.Collect(maps.Values(c.convos))
 	slices.SortFunc(convs, func(a, b web.Conversation) int {
 		return cmp.Or(-cmp.Compare(newest(a), newest(b)), cmp.Compare(a.Key, b.Key))
@@ -321,12 +379,14 @@ func (c *convoBook) snapshot() ([]web.Conversation, []web.MailRate) {
 		}
 		n++
 	}
-	convs = convs[:n]
+	convs = slices.Clip(convs[:n])
+	c.mu.Unlock()
+	all := c.boxRates()
 	rates := []web.MailRate{}
-	for _, box := range slices.Sorted(maps.Keys(c.rates)) {
-		rates = append(rates, c.rateLocked(box))
+	for _, box := range slices.Sorted(maps.Keys(all)) {
+		rates = append(rates, all[box])
 	}
-	return slices.Clip(convs), rates
+	return convs, rates
 }
 
 // encodedCost bounds what a conversation's lines take encoded: six bytes for

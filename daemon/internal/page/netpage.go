@@ -101,16 +101,20 @@ func (v *Page) setRemote(remote map[string]wire.ViewEntry, rows map[string]wire.
 	v.pub.Lock()
 	defer v.pub.Unlock()
 	var changed []web.Agent
+	regroup := false // a handle's box as boxOf names it may have changed
 	v.mu.Lock()
 	for h, e := range v.remote {
 		if _, ok := remote[h]; !ok {
+			regroup = true
 			if _, local := v.entries[h]; !local {
 				changed = append(changed, web.Agent{Handle: h, Host: e.Box, Gone: true})
 			}
 		}
 	}
 	for h, e := range remote {
-		if old, ok := v.remote[h]; ok && viewdiff.SameInView(old, e) {
+		old, ok := v.remote[h]
+		regroup = regroup || !ok || old.Box != e.Box
+		if ok && viewdiff.SameInView(old, e) {
 			continue
 		}
 		if _, local := v.entries[h]; !local {
@@ -131,6 +135,9 @@ func (v *Page) setRemote(remote map[string]wire.ViewEntry, rows map[string]wire.
 	}
 	if boxesMoved {
 		v.bus.Publish(web.EvBoxes, boxes)
+	}
+	if regroup {
+		v.convos.regroupRates()
 	}
 }
 

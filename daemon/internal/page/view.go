@@ -99,7 +99,9 @@ func New(cfg Config) *Page {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	bus := events.New()
-	return &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: bus, convos: newConvoBook(bus, cfg.Now), host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	v := &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: bus, host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	v.convos = newConvoBook(bus, cfg.Now, v.boxOf)
+	return v
 }
 
 // WorkspaceList answers workspace.list as the daemon socket does.
@@ -194,6 +196,7 @@ func (v *Page) setAgents(doc *registry.Doc) {
 	defer v.pub.Unlock()
 	now := v.now()
 	var changed []web.Agent
+	regroup := false // a handle's box as boxOf names it may have changed
 	v.mu.Lock()
 	if doc != nil {
 		for h, e := range v.entries {
@@ -201,11 +204,13 @@ func (v *Page) setAgents(doc *registry.Doc) {
 				delete(v.entries, h)
 				delete(v.live, h)
 				changed = append(changed, web.Agent{Handle: h, Host: e.Host, Live: false, Unread: v.unread[h]})
+				regroup = true
 			}
 		}
 		for h, e := range doc.Agents {
 			old, ok := v.entries[h]
 			v.entries[h] = *e
+			regroup = regroup || !ok || old.Host != e.Host
 			if !ok || old.Host != e.Host || old.State != e.State || old.Summary != e.Summary || old.StatusAt != e.StatusAt {
 				v.live[h] = registry.Live(e.LastSeen, now)
 				changed = append(changed, v.agentLocked(h, now))
@@ -221,5 +226,8 @@ func (v *Page) setAgents(doc *registry.Doc) {
 	v.mu.Unlock()
 	for _, a := range changed {
 		v.bus.Publish(web.EvAgentState, a)
+	}
+	if regroup {
+		v.convos.regroupRates()
 	}
 }

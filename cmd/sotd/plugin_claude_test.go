@@ -133,7 +133,7 @@ func installPlugin(t *testing.T, b *claudeBox, claude string) (afterWake func())
 	const answer = "pong from alice"
 	b.api.Plan(registry.WakeNotice, "comm-poll.sh", "sotd send @bob '"+answer+"'")
 	return func() {
-		testutil.Eventually(t, rewakeWithin, "alice's answer in bob's inbox, with no dialog", func() bool {
+		testutil.Eventually(t, turnWithin, "alice's answer in bob's inbox, with no dialog", func() bool {
 			inbox, err := b.h.HandlePath(home.Inbox, "bob")
 			text, _ := os.ReadFile(inbox)
 			return err == nil && strings.Contains(string(text), answer) && len(b.api.ToolResults()) >= 2

@@ -113,11 +113,16 @@ func TestConcurrentCallsEachGetTheirOwnAnswer(t *testing.T) {
 
 func TestABlockedHandlerDelaysNoOtherAnswer(t *testing.T) {
 	release := make(chan struct{})
+	reached := make(chan struct{}, 1) // the stuck request is in its handler
 	var stuckEnded atomic.Bool
 	handler := func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
 		var req wire.CommFile
 		wire.DecodePayload(payload, &req)
 		if req.To == "stuck" { // an inbox lock held by someone else
+			select {
+			case reached <- struct{}{}:
+			default:
+			}
 			select {
 			case <-ctx.Done():
 				stuckEnded.Store(true)
@@ -135,7 +140,7 @@ func TestABlockedHandlerDelaysNoOtherAnswer(t *testing.T) {
 			defer cancel()
 			stuck := make(chan error, 1)
 			go func() { stuck <- g.Call(stuckCtx, wire.OpCommFile, wire.CommFile{From: "a", To: "stuck"}, nil) }()
-			time.Sleep(50 * time.Millisecond)
+			<-reached
 			start := time.Now()
 			var got wire.CommFiled
 			if err := g.Call(context.Background(), wire.OpCommFile, wire.CommFile{From: "a", To: "quick"}, &got); err != nil || got.To != "quick" {
@@ -264,7 +269,12 @@ func TestHeartbeatFindsADeadPeer(t *testing.T) {
 }
 
 func TestALinkThatEndsFailsItsCalls(t *testing.T) {
+	reached := make(chan struct{}, 1) // the call is in its handler
 	block := func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
+		select {
+		case reached <- struct{}{}:
+		default:
+		}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
@@ -275,7 +285,7 @@ func TestALinkThatEndsFailsItsCalls(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() { done <- g.Call(ctx, wire.OpCommFile, wire.CommFile{From: "a", To: "b"}, nil) }()
-			time.Sleep(50 * time.Millisecond)
+			<-reached
 			h.stop()
 			select {
 			case err := <-done:

@@ -103,10 +103,15 @@ func TestAMultiplexedPeerPastItsBoundWaitsItsTurn(t *testing.T) {
 // still out when the link ends gets ErrClosed.
 func TestGoHandsEachAnswerToItsDone(t *testing.T) {
 	var handlerEnded atomic.Bool
+	reached := make(chan struct{}, 1) // a stuck request is in its handler
 	handler := func(ctx context.Context, c *Conn, op string, payload json.RawMessage) (any, error) {
 		var req wire.CommFile
 		wire.DecodePayload(payload, &req)
 		if req.To == "stuck" {
+			select {
+			case reached <- struct{}{}:
+			default:
+			}
 			<-ctx.Done()
 			handlerEnded.Store(true)
 			return nil, ctx.Err()
@@ -142,7 +147,7 @@ func TestGoHandsEachAnswerToItsDone(t *testing.T) {
 
 			stuck := make(chan error, 1)
 			cancel := g.Go(wire.OpCommFile, wire.CommFile{From: "a", To: "stuck"}, nil, func(err error) { stuck <- err })
-			time.Sleep(50 * time.Millisecond) // the request reaches the handler
+			<-reached
 			cancel()
 			if err := <-stuck; !errors.Is(err, context.Canceled) {
 				t.Fatalf("a request given up = %v; want context.Canceled", err)
@@ -153,7 +158,7 @@ func TestGoHandsEachAnswerToItsDone(t *testing.T) {
 
 			out := make(chan error, 1)
 			g.Go(wire.OpCommFile, wire.CommFile{From: "a", To: "stuck"}, nil, func(err error) { out <- err })
-			time.Sleep(50 * time.Millisecond)
+			<-reached
 			h.stop()
 			select {
 			case err := <-out:

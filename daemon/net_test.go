@@ -85,6 +85,11 @@ func startBox(t testing.TB, h home.Home, box, hosts string, tune ...func(*Config
 		}
 	})
 	<-d.netSet // orders the test's reads of d.net after Run's write
+	if d.net.router != nil {
+		// A guest started before the hub's listener is up misses it, and
+		// links only after the QUIC handshake's wait and a relink's.
+		waitFor(t, box+"'s links to listen", func() bool { return logs.Contains("links listening") })
+	}
 	return &netBox{rig: r, d: d, name: box}
 }
 

@@ -391,20 +391,25 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 		handles[i] = fmt.Sprintf("fake-%05d", i)
 		entries[i] = wire.ViewEntry{Handle: handles[i], Live: true, State: registry.StateIdle, Summary: strings.Repeat("s", 400)}
 	}
+	start := time.Now()
 	gm.claim(t, handles...)
 	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder(handles[len(handles)-1]) == "gm" })
+	claimed := time.Now()
 	for _, part := range splitView(wire.LinkView{Full: true, Entries: entries}) {
 		if err := gm.conn.SendEvent(wire.OpLinkView, part); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, "the hub to take gm's view", func() bool { return len(hb.d.net.router.View().Entries(nil, false)) == len(handles)+1 }) // and ga's alice
+	viewed := time.Now()
 
 	c := hb.dial(t)
 	var got []string
 	pages, largest := 0, 0
 	for page := (wire.NetListPage{}); ; pages++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// Half a megabyte a page takes the race detector 2 s to pass at a load
+		// of 6: 30 s fails only a page that never comes.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		var nl wire.NetList
 		err := c.Call(ctx, wire.OpNetList, page, &nl)
 		cancel()
@@ -429,7 +434,8 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 	if pages < 2 || largest > wire.MaxFrame*3/4 {
 		t.Errorf("net.list answered %d entries of ~450 bytes in %d page(s), the largest %d bytes; want several, each well within a %d-byte frame", len(got), pages+1, largest, wire.MaxFrame)
 	}
-	t.Logf("net.list: %d entries in %d pages, the largest %d bytes", len(got), pages+1, largest)
+	t.Logf("net.list: %d entries in %d pages, the largest %d bytes; the hub took the claims in %s, the view in %s, and the pages were read in %s",
+		len(got), pages+1, largest, claimed.Sub(start).Round(time.Millisecond), viewed.Sub(claimed).Round(time.Millisecond), time.Since(viewed).Round(time.Millisecond))
 }
 
 // A box that does not tick is offered a line for a handle no directory names

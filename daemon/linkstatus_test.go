@@ -12,7 +12,7 @@ import (
 // linkStatus asks r's daemon for link.status, as sotd doctor does.
 func linkStatus(t testing.TB, r *rig) wire.LinkStatus {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	defer cancel()
 	var st wire.LinkStatus
 	if err := r.dial(t).Call(ctx, wire.OpLinkStatus, struct{}{}, &st); err != nil {

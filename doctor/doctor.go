@@ -15,6 +15,7 @@ import (
 	"github.com/sotcomm/sotd/hooks"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/wire"
 )
 
 // Level is how a check came out.
@@ -44,8 +45,11 @@ type Env struct {
 	GOOS      string
 	Now       func() time.Time
 	LookPath  func(string) (string, error)
-	HelloWait time.Duration // how long the daemon has to answer hello
-	CodexHome string        // where Codex keeps hooks.json and config.toml; "" when unknown
+	// HelloWait is how long the daemon has to answer hello and link.status:
+	// what its own socket gives a client (wire.HelloWait), so a daemon that
+	// is slow on a loaded box is not reported as no daemon.
+	HelloWait time.Duration
+	CodexHome string // where Codex keeps hooks.json and config.toml; "" when unknown
 	// ClaudeSettings is Claude Code's settings.json; "" when unknown.
 	ClaudeSettings string
 	// Sotd is the command that runs this sotd, as an install writes it; "" is
@@ -60,7 +64,7 @@ func Current() (Env, error) {
 		return Env{}, err
 	}
 	host := home.SelfHost()
-	e := Env{Home: h, Host: host, Socket: h.Socket(host), GOOS: runtime.GOOS, Now: time.Now, LookPath: exec.LookPath, HelloWait: 3 * time.Second}
+	e := Env{Home: h, Host: host, Socket: h.Socket(host), GOOS: runtime.GOOS, Now: time.Now, LookPath: exec.LookPath, HelloWait: wire.HelloWait}
 	if p, err := topology.Path(); err == nil {
 		e.HostsPath = p
 	}

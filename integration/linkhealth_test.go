@@ -108,10 +108,12 @@ func TestLinkHealthInDoctorAndMetrics(t *testing.T) {
 		t.Errorf("ga's /metrics has no round trip to hb: count %v, sum %v", m[`sotd_link_rtt_seconds_count{peer="hb"}`], m[`sotd_link_rtt_seconds_sum{peer="hb"}`])
 	}
 	// On one clock the offset's only error is the round trip's asymmetry, at
-	// most half of it: half a second is far past that on a loaded machine and
-	// far short of a clock that is really off.
-	if off, ok := m[`sotd_link_clock_offset_seconds{peer="hb"}`]; !ok || off > 0.5 || off < -0.5 {
-		t.Errorf("ga's /metrics offset to hb = %v (served %v); want about 0 on one clock", off, ok)
+	// most half the fastest recent one: half a second, or the mean round trip
+	// where a loaded machine made every beat slower, is far past that and far
+	// short of a clock that is really off (doctor warns at 5 s).
+	within := max(0.5, m[`sotd_link_rtt_seconds_sum{peer="hb"}`]/m[`sotd_link_rtt_seconds_count{peer="hb"}`])
+	if off, ok := m[`sotd_link_clock_offset_seconds{peer="hb"}`]; !ok || off > within || off < -within {
+		t.Errorf("ga's /metrics offset to hb = %v (served %v); want within %.3g s of 0 on one clock", off, ok, within)
 	}
 
 	killed := time.Now()

@@ -226,7 +226,7 @@ func (b *box) id() string {
 // dial opens a wire client to b's daemon, as a sender's `sotd send` does.
 func (b *box) dial(from string) *wire.Client {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // fails only a daemon that never answers
 	defer cancel()
 	c, err := wire.Dial(ctx, b.socket(), wire.Hello{Role: wire.RoleCLI, Host: b.host, Name: from, Protocol: wire.Protocol})
 	if err != nil {

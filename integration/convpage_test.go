@@ -31,7 +31,7 @@ func TestStatusPageIsWorkedIn(t *testing.T) {
 	chromium.Binary(t)
 	b := newBox(t, "box")
 	d := b.serve()
-	waitLog(t, d, `msg="status page serving"`, 10*time.Second)
+	waitLog(t, d, `msg="status page serving"`, 20*time.Second)
 	page := chromium.Open(t, strings.TrimSpace(b.must("", "url")))
 	page.WaitDOM(`document.getElementById("conn").textContent`, "live")
 	page.WaitDOM(`document.getElementById("conversations-empty").textContent`, "no mail is filed on this box yet: sotd send files it")
@@ -77,12 +77,12 @@ func TestStatusPageIsWorkedIn(t *testing.T) {
 	page.Eval(`document.getElementById("row-box/` + id + `").querySelector("button[data-row]").click(), ""`)
 	screen := `String(document.querySelector("#screen-` + id + ` pre")?.textContent)`
 	var first string
-	chromium.WaitFor(t, 10*time.Second, "the row's screen beside it", func() bool {
+	chromium.WaitFor(t, chromium.Stuck, "the row's screen beside it", func() bool {
 		first = page.Eval(screen)
 		return strings.Contains(first, "tick-")
 	})
 	page.WaitDOM(`String(document.querySelector(".rows-wrap").contains(document.getElementById("row-box/`+id+`")))`, "true")
-	chromium.WaitFor(t, 10*time.Second, "the open screen to follow the row", func() bool {
+	chromium.WaitFor(t, chromium.Stuck, "the open screen to follow the row", func() bool {
 		now := page.Eval(screen)
 		return strings.Contains(now, "tick-") && now != first
 	})

@@ -21,7 +21,7 @@ func TestStatusPageFollowsRealClients(t *testing.T) {
 	chromium.Binary(t) // skips before building a home when there is no browser
 	b := newBox(t, "box")
 	d := b.serve()
-	waitLog(t, d, `msg="status page serving"`, 10*time.Second)
+	waitLog(t, d, `msg="status page serving"`, 20*time.Second)
 	url := strings.TrimSpace(b.must("", "url"))
 	page := chromium.Open(t, url)
 
@@ -52,7 +52,7 @@ func TestStatusPageFollowsRealClients(t *testing.T) {
 	d.kill()
 	page.WaitDOM(conn, "reconnecting")
 	again := b.serve()
-	waitLog(t, again, `msg="status page serving"`, 10*time.Second)
+	waitLog(t, again, `msg="status page serving"`, 20*time.Second)
 	if now := strings.TrimSpace(b.must("", "url")); now != url {
 		t.Fatalf("after the restart the status page is at %s, not %s, so an open page cannot find it again", now, url)
 	}

@@ -20,12 +20,15 @@ func TestStatusPageInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	// The ages below are rendered from the clock, so each is half a minute
+	// into its rounding ("2m ago" from 90 s, "3m ago" from 150 s): it reads
+	// the same for the test's first minute however slow the machine is.
 	now := time.Now().UTC()
 	r := startServer(t, 0, View{
 		Host:       "box",
 		Agents:     []Agent{{Handle: "alice", Host: "box", Live: true, State: "working", Summary: "writing tests", StatusAt: now.Add(-90 * time.Second), Local: true}},
 		Rows:       []Row{{ID: "r1", Host: "box", Handle: "alice", Phase: "running"}},
-		RemoteRows: []Row{{ID: "r1", Host: "nas", Label: "api", Agent: "claude", Handle: "bob", Phase: "Ready", Since: now.Add(-3 * time.Minute)}},
+		RemoteRows: []Row{{ID: "r1", Host: "nas", Label: "api", Agent: "claude", Handle: "bob", Phase: "Ready", Since: now.Add(-150 * time.Second)}},
 		Links:      []Link{{Peer: "nas", Up: true, RTTMillis: 1.7, Since: now.Add(-time.Hour)}},
 		Conversations: []Conversation{{Key: "alice mallory", Handles: [2]string{"alice", "mallory"}, Lines: []MailLine{
 			{ID: "M1", From: "mallory", To: "alice", Msg: xss, TS: now.Format(time.RFC3339)},

@@ -45,15 +45,26 @@ func Binary(t testing.TB) string {
 	return ""
 }
 
-// Open starts Chromium on url and attaches to its page; the test's end kills
-// it and every helper process it started.
+// Stuck is how long the browser may take over one step (starting, loading the
+// page, answering one DevTools call) before the test calls it stuck. The
+// browser's speed is not what the tests measure: on CI's loaded machine a
+// page's first load took past 10 s, so the bound fails only a step that
+// never ends.
+const Stuck = 30 * time.Second
+
+// Open starts Chromium, attaches to its blank page and loads url there; the
+// test's end kills it and every helper process it started. The load is a
+// DevTools call, so a page that cannot load fails here with the browser's
+// reason, and the first Eval runs on url's document, not on a navigation
+// still under way.
 func Open(t testing.TB, url string) *Browser {
 	t.Helper()
 	bin := Binary(t)
 	prof := t.TempDir()
+	start := time.Now()
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+prof, "--remote-debugging-port=0", "--window-size=1100,700", url)
+		"--user-data-dir="+prof, "--remote-debugging-port=0", "--window-size=1100,700", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers die with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -62,7 +73,7 @@ func Open(t testing.TB, url string) *Browser {
 	t.Cleanup(b.close)
 
 	var port string
-	WaitFor(t, 20*time.Second, "Chromium's DevToolsActivePort", func() bool {
+	WaitFor(t, Stuck, "Chromium's DevToolsActivePort", func() bool {
 		f, err := os.Open(filepath.Join(prof, "DevToolsActivePort"))
 		if err != nil {
 			return false
@@ -75,7 +86,7 @@ func Open(t testing.TB, url string) *Browser {
 		return port != ""
 	})
 	var wsURL string
-	WaitFor(t, 10*time.Second, "the page target", func() bool {
+	WaitFor(t, Stuck, "the page target", func() bool {
 		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
 		if err != nil {
 			return false
@@ -91,7 +102,7 @@ func Open(t testing.TB, url string) *Browser {
 		}
 		return false
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Stuck)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, wsURL, nil)
 	if err != nil {
@@ -99,6 +110,12 @@ func Open(t testing.TB, url string) *Browser {
 	}
 	ws.SetReadLimit(32 << 20) // screenshots
 	b.ws = ws
+	var nav struct{ ErrorText string }
+	json.Unmarshal(b.Call("Page.navigate", map[string]any{"url": url}), &nav)
+	if nav.ErrorText != "" {
+		t.Fatalf("Chromium could not load %s: %s", url, nav.ErrorText)
+	}
+	t.Logf("Chromium started and loaded the page in %s", time.Since(start).Round(100*time.Millisecond))
 	return b
 }
 
@@ -110,11 +127,13 @@ func (b *Browser) close() {
 	b.cmd.Wait()
 }
 
-// Call runs one DevTools method and returns its result.
+// Call runs one DevTools method and returns its result. One that is not
+// answered within Stuck fails the test: the connection cannot be read again
+// after a read gives up, so there is no retrying it.
 func (b *Browser) Call(method string, params any) json.RawMessage {
 	b.t.Helper()
 	b.id++
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Stuck)
 	defer cancel()
 	msg, _ := json.Marshal(map[string]any{"id": b.id, "method": method, "params": params})
 	if err := b.ws.Write(ctx, websocket.MessageText, msg); err != nil {
@@ -123,7 +142,7 @@ func (b *Browser) Call(method string, params any) json.RawMessage {
 	for {
 		_, data, err := b.ws.Read(ctx)
 		if err != nil {
-			b.t.Fatalf("%s: %v", method, err)
+			b.t.Fatalf("%s got no answer (the browser is stuck or gone): %v", method, err)
 		}
 		var res struct {
 			ID     int             `json:"id"`

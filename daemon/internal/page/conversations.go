@@ -244,6 +244,9 @@ func (c *convoBook) look(f *filer.Filer) error {
 // publishRates publishes the rate of each box a sender in moved sits on, or of
 // every box when regroup, including a box whose lines all went to another.
 func (c *convoBook) publishRates(moved map[string]bool, regroup bool) {
+	if len(moved) == 0 && !regroup {
+		return // most looks (a read, a cursor move) count no new line
+	}
 	all := c.boxRates()
 	boxes := map[string]bool{}
 	for from := range moved {

@@ -55,6 +55,20 @@ func keys(cs []web.Conversation) []string {
 	return out
 }
 
+// pending is what sub was published, up to the first 200 ms with nothing more.
+func pending(sub *events.Sub) []events.Event {
+	var out []events.Event
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		ev, err := sub.Next(ctx)
+		cancel()
+		if err != nil {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
 // TestConversationsGroupByPairNewestFirst files lines among three handles and
 // the page sender: each pair is one conversation gathered from both inboxes,
 // its lines newest first, and the conversations newest first.
@@ -118,13 +132,7 @@ func TestConversationsFollowReadStateAndNewLines(t *testing.T) {
 		t.Errorf("rate %+v, want each line counted once", n)
 	}
 	var kinds []string
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		ev, err := sub.Next(ctx)
-		cancel()
-		if err != nil {
-			break
-		}
+	for _, ev := range pending(sub) {
 		kinds = append(kinds, ev.Kind)
 	}
 	if want := []string{events.KindSnapshot, web.EvConversation, web.EvMailRate}; !slices.Equal(kinds, want) {
@@ -177,13 +185,7 @@ func TestRatesFollowASenderThePageLearnsLate(t *testing.T) {
 		t.Fatalf("once the page knows bob: %v, want both lines on box", total(rates))
 	}
 	published := map[string]int{}
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		ev, err := sub.Next(ctx)
-		cancel()
-		if err != nil {
-			break
-		}
+	for _, ev := range pending(sub) {
 		if r, ok := ev.Payload.(web.MailRate); ok {
 			published[r.Box] = total([]web.MailRate{r})[r.Box] // a box published with no lines is emptied on the page
 		}

@@ -44,11 +44,10 @@ const shunFor = 15 * time.Second
 
 // newHubLink makes the link to hub; nothing dials until start.
 func (n *network) newHubLink(hub string, book *linkBook) *hubLink {
-	d := n.d
 	h := &hubLink{name: hub, copy: &netCopy{}}
-	h.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.OwnRows}
+	h.dir = &directory{reg: n.reg, box: n.self, log: n.log, every: directoryEvery, now: n.now, rows: n.page.OwnRows}
 	h.keeper = &link.Keeper{
-		Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: book.sampled, Log: d.log, Ticks: true},
+		Config:  link.Config{Box: n.self, Handler: n.handle, OnEvent: n.onEvent, OnHealth: book.sampled, Log: n.log, Ticks: true},
 		Resolve: func() (link.Target, error) { return n.resolve(hub) },
 		Up: func(c *link.Conn) {
 			h.setConn(c)
@@ -62,7 +61,7 @@ func (n *network) newHubLink(hub string, book *linkBook) *hubLink {
 			if err := c.Err(); err != nil {
 				why += ": " + err.Error()
 			}
-			h.copy.lost(d.cfg.Now(), why)
+			h.copy.lost(n.now(), why)
 		},
 	}
 	return h
@@ -103,14 +102,6 @@ func (h *hubLink) names(handle string) bool {
 	return h.copy.known && ok
 }
 
-// startHubLinks runs each hub link's keeper and directory under sup.
-func (n *network) startHubLinks(ctx context.Context, sup *supervisor) {
-	for _, h := range n.hubs {
-		sup.start(ctx, service{name: "link to " + h.name, run: h.keeper.Run, policy: link.Relink})
-		sup.start(ctx, service{name: "directory for " + h.name, run: h.dir.run})
-	}
-}
-
 // hubLinkOf is the hub link c is of, by the hub it dialed; nil for a link
 // this hub serves (a guest's, or another hub's as its guest). It holds from
 // the link's first frame, before the keeper's Up has run.
@@ -140,7 +131,7 @@ func (n *network) resolve(hub string) (link.Target, error) {
 	if err != nil {
 		return link.Target{}, err
 	}
-	self := n.d.cfg.Host
+	self := n.self
 	if t.IsHub(self) != (n.router != nil) {
 		return link.Target{}, fmt.Errorf("hosts.toml changed whether this box, %s, is a hub; restart the daemon to take its new role", self)
 	}
@@ -151,7 +142,7 @@ func (n *network) resolve(hub string) (link.Target, error) {
 	if !ok {
 		return link.Target{}, fmt.Errorf("hosts.toml has no [host.%s] for its hub", hub)
 	}
-	id, err := identity.Load(n.d.cfg.Home, self)
+	id, err := identity.Load(n.home, self)
 	if err != nil {
 		return link.Target{}, err
 	}
@@ -221,11 +212,11 @@ func (n *network) viewHub() *hubLink {
 // hosts.toml serves already (one folder shared over NFS): the folder's
 // inbox-lock-manager record names one writer, its hub's, so a folder has one
 // hub however many the network has.
-func (n *network) oneHubPerFolder() error {
+func (n *network) OneHubPerFolder() error {
 	if !n.role.Serve || len(n.role.LinkTo) == 0 {
 		return nil
 	}
-	h := n.d.cfg.Home
+	h := n.home
 	for _, other := range n.role.LinkTo {
 		r, running, err := presence.Running(h, other)
 		if err != nil || !running {
@@ -233,7 +224,7 @@ func (n *network) oneHubPerFolder() error {
 		}
 		return fmt.Errorf("this comm folder, %s, is already served by the hub %s (pid %d, as %s records), and a folder keeps one hub: its inbox-lock-manager record names one writer; "+
 			"a folder shared over NFS has one hub, the others a folder of their own. Give this box, %s, a comm folder on its own disk ($SOT_COMM_HOME), or take it out of hubs in hosts.toml and start it again as a guest",
-			h.Dir, other, r.PID, presence.Record(h, other), n.d.cfg.Host)
+			h.Dir, other, r.PID, presence.Record(h, other), n.self)
 	}
 	return nil
 }
@@ -255,7 +246,7 @@ type attempt struct {
 func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	order := n.hubOrder(req.To)
 	if len(order) == 0 {
-		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, hubWord(n.hubNames()), req.To, n.d.cfg.Host)
+		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.self, hubWord(n.hubNames()), req.To, n.self)
 	}
 	for _, h := range order {
 		h.dir.tell(req.From)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/daemon/internal/page"
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
@@ -20,6 +21,7 @@ import (
 	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -28,11 +30,15 @@ import (
 // a link to each hub (hubs) and tells each which handles it holds. A hub of
 // several links to the others as their guest too.
 type network struct {
-	d     *Daemon
 	log   *slog.Logger
 	role  topology.Role
 	self  string // this box's name
 	hosts string // hosts.toml's path; "" when there is no place for one
+	home  home.Home
+	now   func() time.Time // judges liveness, stamps lines and links
+	reg   *regcache.Cache  // the daemon's registry cache
+	page  netPage          // this box's status page
+	ep    netEndpoint      // the daemon's filing
 
 	router *hub.Router // serving links
 	hubs   []*hubLink  // linking to hubs, in hosts.toml's order (hublinks.go)
@@ -48,28 +54,66 @@ type network struct {
 	hostsMu    sync.Mutex
 	hostsLast  parsedHosts       // hosts.toml's last parse
 	hostsFault logonce.Condition // hosts.toml does not read: said once, not at each handshake
+}
 
-	// Set by prepare, before any request is served.
-	mgr    lockManager
-	b      *batcher
-	offers *batcher // files offers: a handle listed under this box, or not_here
+// netConfig is what the network runs with, all of it the daemon's.
+type netConfig struct {
+	Home      home.Home
+	Host      string
+	HostsPath string
+	Now       func() time.Time
+	Log       *slog.Logger
+	// LockWait is the filer's bound on the inbox lock.
+	LockWait time.Duration
+	Reg      *regcache.Cache
+	Page     netPage
+	// Endpoint files what the network routes here; it is asked only once
+	// requests are served, so it may be made ready after newNetwork.
+	Endpoint netEndpoint
+}
+
+// netPage is what the network shows on, and reads from, the status page.
+type netPage interface {
+	SetLink(l web.Link)               // a link's change
+	OwnRows() map[string]wire.ViewRow // this box's rows, by Key, as the view carries them
+}
+
+// netEndpoint is what the network needs of the daemon it runs in: its group
+// commit, and its inbox lock's record.
+type netEndpoint interface {
+	// Commit files lines for handle's inbox, group-committed with the other
+	// lines waiting for it, and answers each one when it is durable, or
+	// refused. An offer is filed only for a handle this box's registry lists
+	// under this box, else refused not_here; offers have a committer of their
+	// own, so that check is made once per batch.
+	Commit(handle string, lines []filer.Line, offer bool) []Filed
+	// OwnLock says whether the folder's inbox-lock-manager record names this
+	// daemon's inbox lock.
+	OwnLock() bool
+}
+
+// Filed is one line's answer from the group commit.
+type Filed struct {
+	Res wire.CommFiled
+	Err error
 }
 
 // newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
-// dials until start. lockWait is the filer's bound on the inbox lock.
-func (d *Daemon) newNetwork(lockWait time.Duration) *network {
-	role := topology.Resolve(d.cfg.Home.Dir, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, self: d.cfg.Host, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
-	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
-		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
+// dials until its services run.
+func newNetwork(cfg netConfig) *network {
+	role := topology.Resolve(cfg.Home.Dir, cfg.Host, cfg.HostsPath, cfg.Log)
+	n := &network{log: cfg.Log, role: role, self: cfg.Host, hosts: cfg.HostsPath, home: cfg.Home, now: cfg.Now, reg: cfg.Reg, page: cfg.Page, ep: cfg.Endpoint,
+		book: newLinkBook(cfg.Now, cfg.Page), offerWait: cfg.LockWait + time.Second}
+	if id, err := identity.Load(cfg.Home, cfg.Host); err != nil {
+		n.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
-		d.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
+		n.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
 	}
 	book := n.book
 	if role.Serve {
-		own := &directory{reg: d.reg, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
-		n.hubBook = newLinkBook(d.cfg.Now, nil)
+		own := &directory{reg: cfg.Reg, box: cfg.Host}
+		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: n.log})
+		n.hubBook = newLinkBook(cfg.Now, nil)
 		book = n.hubBook
 	}
 	for _, h := range role.LinkTo {
@@ -78,35 +122,38 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	return n
 }
 
-// prepare gives the network what its requests file through: the daemon's
-// lock manager and batcher, and a batcher of its own for offers.
-func (n *network) prepare(mgr lockManager, f *filer.Filer, b *batcher) {
-	n.mgr, n.b = mgr, b
-	// Offers have a committer of their own, so that the own-box check is made
-	// once per batch with the registry read the batch makes anyway; its appends
-	// and b's for one inbox take turns at the inbox lock.
-	n.offers = newBatcher(n.d.maxBatch, maxWaiting, n.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
-		return n.d.fileBatch(mgr, f, handle, lines, true)
-	})
+// Role is this daemon's role, as hosts.toml gave it at start.
+func (n *network) Role() topology.Role { return n.role }
+
+// netService is one of the network's long-running parts, for the daemon's
+// supervisor: Run works until ctx ends; Policy, when set, is when it runs
+// again after a failure.
+type netService struct {
+	Name   string
+	Run    func(ctx context.Context) error
+	Policy backoff.Policy
 }
 
-// start runs the role's services under sup.
-func (n *network) start(ctx context.Context, sup *supervisor) {
+// Services are the role's services: the hub's link listener and view, and
+// each hub link's keeper and directory.
+func (n *network) Services() []netService {
+	var out []netService
 	if n.router != nil {
-		sup.start(ctx, service{name: "links", run: n.serveLinks})
-		sup.start(ctx, service{name: "network view", run: n.viewService})
+		out = append(out, netService{Name: "links", Run: n.serveLinks}, netService{Name: "network view", Run: n.viewService})
 	}
-	n.startHubLinks(ctx, sup)
+	for _, h := range n.hubs {
+		out = append(out, netService{Name: "link to " + h.name, Run: h.keeper.Run, Policy: link.Relink}, netService{Name: "directory for " + h.name, Run: h.dir.run})
+	}
+	return out
 }
 
-// drain waits for the offers still running after their request was answered
-// and for the offers' batcher; the links, which hand it offers, and the
-// connections, which start offers, have ended before.
-func (n *network) drain() {
+// Drain waits for the hub's offers still running after their request was
+// answered; the links, which hand it offers, and the connections, which start
+// offers, have ended before.
+func (n *network) Drain() {
 	if n.router != nil {
 		n.router.Wait()
 	}
-	n.offers.wait()
 }
 
 // serveLinks is the hub's link listener: it admits the boxes hosts.toml pins,
@@ -116,16 +163,16 @@ func (n *network) serveLinks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hh, ok := t.Host(n.d.cfg.Host)
-	if !t.IsHub(n.d.cfg.Host) || !ok {
-		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host))
+	hh, ok := t.Host(n.self)
+	if !t.IsHub(n.self) || !ok {
+		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.self))
 	}
-	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
+	id, err := identity.Load(n.home, n.self)
 	if err != nil {
 		return err
 	}
 	srv, err := link.Listen(link.ServerConfig{
-		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log, Ticks: true},
+		Config:   link.Config{Box: n.self, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log, Ticks: true},
 		Identity: id,
 		Pins:     n.pins,
 		Addr:     hh.Addr,
@@ -228,11 +275,9 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 	if err != nil {
 		return nil, err
 	}
-	b := n.b
-	if !n.serves(c) {
-		b = n.offers // an offer: filed only for a handle this box holds (route)
-	}
-	res, err := n.d.commFile(ctx, b, req, n.d.routeRegistry())
+	// From a box this hub serves, a line to route; else an offer, filed only
+	// for a handle this box holds (route).
+	res, err := n.file(ctx, req, n.routeRegistry(), !n.serves(c))
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +319,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	items := make([]wire.FiledItem, len(b.Requests))
 	ahead := link.BatchItems(ctx, len(b.Requests))
 	// One look at the registry, made after every request arrived, routes them all.
-	reg := n.d.routeRegistry()
+	reg := n.routeRegistry()
 	var wg sync.WaitGroup
 	if n.serves(c) {
 		// The requests are read here, one after another, and grouped by
@@ -306,7 +351,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 				}
 				for _, i := range idx {
 					wg.Go(func() {
-						items[i] = wire.ItemOf(n.d.commFile(ctx, n.b, reqs[i], reg))
+						items[i] = wire.ItemOf(n.file(ctx, reqs[i], reg, false))
 						ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 					})
 				}
@@ -321,7 +366,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	for i, raw := range b.Requests {
 		req, err := n.admit(ctx, c, raw)
 		if err == nil {
-			lines[i], err = n.d.lineOf(req)
+			lines[i], err = n.lineOf(req)
 		}
 		if err == nil && !reg.lists(req.To, true) {
 			err = wire.NoBoxKnows(req.To, nil)
@@ -341,8 +386,8 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 				ls[k] = lines[i]
 			}
 			answered := make([]wire.IndexedItem, len(idx))
-			for k, o := range n.offers.fileAll(to, ls) {
-				items[idx[k]] = wire.ItemOf(filedAs(to, o))
+			for k, o := range n.ep.Commit(to, ls, true) {
+				items[idx[k]] = wire.ItemOf(o.Res, o.Err)
 				answered[k] = wire.IndexedItem{Index: idx[k], FiledItem: items[idx[k]]}
 			}
 			ahead.Answer(answered...)

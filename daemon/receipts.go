@@ -18,20 +18,18 @@ import (
 // maxReceiptAsks bounds the boxes one comm.receipts asks at once.
 const maxReceiptAsks = 16
 
-// commReceipts is a sender's receipts across the boxes this daemon reaches:
+// Receipts answers comm.receipts: a sender's receipts across the boxes this daemon reaches:
 // its own home's, then, by role, the hub's (a guest's request that was not
 // forwarded) or every other linked box's (on the hub; asker, the box that
 // asked over a link, is not asked back). The home's own answer comes first, so
 // a refused request (a bad handle, an unreadable registry) asks no one.
-func (d *Daemon) commReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
-	own, err := mail.Receipts(d.cfg.Home, d.cfg.Host, req)
+func (n *network) Receipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
+	own, err := mail.Receipts(n.home, n.self, req)
 	if err != nil {
 		return wire.ReceiptList{}, wire.AsRefusal(err)
 	}
 	parts := []wire.ReceiptList{{Receipts: own}}
-	if d.net != nil {
-		parts = append(parts, d.net.askReceipts(ctx, asker, req)...)
-	}
+	parts = append(parts, n.askReceipts(ctx, asker, req)...)
 	return mergeReceipts(parts, req.PerReceiver()), nil
 }
 
@@ -46,7 +44,7 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 		return nil, err
 	}
 	req.Forwarded = true
-	res, err := n.d.commReceipts(ctx, asker, req)
+	res, err := n.Receipts(ctx, asker, req)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/sotcomm/sotd/daemon/internal/network"
 	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/daemon/internal/workspace"
@@ -59,7 +60,7 @@ type Daemon struct {
 	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
 	dialogEvery time.Duration
 
-	net  *network           // this daemon's links, by its role; set by Run before serving
+	net  *network.Network   // this daemon's links, by its role; set by Run before serving
 	rows *workspace.Manager // the rows it runs; set by Run before serving
 	// netSet is closed once Run has set net and view, so another goroutine (a test, a
 	// status reader) may read it after receiving from it.
@@ -142,7 +143,7 @@ func New(cfg Config) (*Daemon, error) {
 // the connections are done.
 func (d *Daemon) Run(ctx context.Context) (err error) {
 	h := d.cfg.Home
-	if err := checkHosts(d.cfg.HostsPath); err != nil {
+	if err := network.CheckHosts(d.cfg.HostsPath); err != nil {
 		return err
 	}
 	if err := registry.Ensure(h); err != nil {
@@ -164,12 +165,13 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Log = d.log
 	f.Observer = observer{}
 	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}})
-	d.net = newNetwork(netConfig{Home: h, Host: d.cfg.Host, HostsPath: d.cfg.HostsPath, Now: d.cfg.Now, Log: d.log, LockWait: f.LockWait, Reg: d.reg, Page: d.view, Endpoint: filing{d}})
+	d.net = network.New(network.Config{Home: h, Host: d.cfg.Host, HostsPath: d.cfg.HostsPath, Now: d.cfg.Now, Log: d.log, LockWait: f.LockWait, Reg: d.reg, Page: d.view, Endpoint: filing{d}})
 	close(d.netSet)
 	if err := d.net.OneHubPerFolder(); err != nil {
 		return err
 	}
 	mgr := newLockManager(h, own, d.net.Role().Hub, d.log)
+	d.mgr = mgr
 	ep, err := listen(d.cfg.Socket, d.cfg.Home, d.log)
 	if err != nil {
 		return err
@@ -184,7 +186,6 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		err = errors.Join(lost, ep.close())
 		d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	}()
-	d.mgr = mgr
 	d.batch = newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return d.fileBatch(mgr, f, handle, lines, false)
 	})

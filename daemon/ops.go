@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/network"
 	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
@@ -47,12 +48,12 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 // filing is the daemon's group commit as its network files through it.
 type filing struct{ d *Daemon }
 
-func (e filing) Commit(handle string, lines []filer.Line, offer bool) []Filed {
+func (e filing) Commit(handle string, lines []filer.Line, offer bool) []network.Filed {
 	b := e.d.batch
 	if offer {
 		b = e.d.offers
 	}
-	out := make([]Filed, len(lines))
+	out := make([]network.Filed, len(lines))
 	for i, o := range b.fileAll(handle, lines) {
 		out[i].Res, out[i].Err = filedAs(handle, o)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const maxReceiptAsks = 16
 // forwarded) or every other linked box's (on the hub; asker, the box that
 // asked over a link, is not asked back). The home's own answer comes first, so
 // a refused request (a bad handle, an unreadable registry) asks no one.
-func (n *network) Receipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
+func (n *Network) Receipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
 	own, err := mail.Receipts(n.home, n.self, req)
 	if err != nil {
 		return wire.ReceiptList{}, wire.AsRefusal(err)
@@ -35,7 +35,7 @@ func (n *network) Receipts(ctx context.Context, asker *link.Conn, req wire.CommR
 
 // receipts answers a comm.receipts that came over a link. Like comm.file, it
 // arrived forwarded, so a guest asks no one on.
-func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
+func (n *Network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
 	var req wire.CommReceipts
 	if err := wire.DecodePayload(payload, &req); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
@@ -52,7 +52,7 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 }
 
 // askReceipts asks the boxes this daemon's role reaches, one answer each.
-func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
+func (n *Network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
 	switch {
 	case asker != nil && !n.serves(asker):
 		return nil // a hub asked over this box's link to it: it asks the others itself
@@ -76,7 +76,7 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 		if len(order) == 0 {
 			return []wire.ReceiptList{{Unanswered: n.hubNames()}}
 		}
-		c := order[0].current()
+		c := order[0].Conn()
 		if c == nil {
 			return []wire.ReceiptList{{Unanswered: []string{order[0].name}}}
 		}
@@ -89,7 +89,7 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 // askAll asks every peer, at most maxReceiptAsks at once, all within wait; a
 // box that refuses, or has not been asked or answered by then, is named
 // unanswered.
-func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
+func (n *Network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	req.Forwarded = true
@@ -110,7 +110,7 @@ func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommRec
 	return out
 }
 
-func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts) wire.ReceiptList {
+func (n *Network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts) wire.ReceiptList {
 	var res wire.ReceiptList
 	if err := p.Call(ctx, wire.OpCommReceipts, req, &res); err != nil {
 		n.log.Info("a box gave no receipts", "box", p.Box(), "from", req.From, "err", err)
@@ -135,7 +135,7 @@ func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts)
 // A box reads only its own inboxes, so any other receipt is made up: a "read"
 // for a line another box holds, or a newer line that pushes a real one out of
 // the last max per receiver.
-func (n *network) ownReceipts(p hub.Peer, res *wire.ReceiptList) (dropped int) {
+func (n *Network) ownReceipts(p hub.Peer, res *wire.ReceiptList) (dropped int) {
 	kept := res.Receipts[:0]
 	for _, r := range res.Receipts {
 		if n.router.Holder(r.To) != p.Box() {

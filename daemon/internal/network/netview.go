@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -132,7 +132,7 @@ func (t *viewTold) told(ev wire.LinkView, at time.Time) {
 // entries each, and returns the bytes sent (the payloads).
 func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
 	n := 0
-	for _, part := range splitView(ev) {
+	for _, part := range SplitView(ev) {
 		b, err := json.Marshal(part)
 		if err != nil {
 			return n, err
@@ -145,10 +145,10 @@ func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
 	return n, nil
 }
 
-// splitView cuts ev into events whose entries and rows encode to at most
+// SplitView cuts ev into events whose entries and rows encode to at most
 // viewChunk bytes each; only the first keeps Full, the removals and Boxes, so
 // applied in order they make the same view.
-func splitView(ev wire.LinkView) []wire.LinkView {
+func SplitView(ev wire.LinkView) []wire.LinkView {
 	var out []wire.LinkView
 	cur := wire.LinkView{Full: ev.Full, Removed: ev.Removed, RowsRemoved: ev.RowsRemoved, Boxes: ev.Boxes}
 	size := 0
@@ -203,14 +203,14 @@ func (c *netCopy) lost(at time.Time, why string) {
 // viewService runs the view's part of this daemon's role every viewEvery: the
 // hub takes its own home's entries and tells each link what changed; a guest's
 // directory does its own part.
-func (n *network) viewService(ctx context.Context) error {
+func (n *Network) viewService(ctx context.Context) error {
 	told := map[hub.Peer]*viewTold{}
 	return ctxsleep.Every(ctx, viewEvery, func() { n.pushView(told) })
 }
 
 // pushView is one round of the hub's: its own entries and rows are read, and
 // each link is told the merged view but for its own handles and rows.
-func (n *network) pushView(told map[hub.Peer]*viewTold) {
+func (n *Network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.now()
 	v := n.router.View()
 	if doc, err := n.reg.Read(); err == nil {
@@ -251,7 +251,7 @@ func (n *network) pushView(told map[hub.Peer]*viewTold) {
 
 // viewBoxes is the hub's list of boxes: itself, and each box that should link
 // or is linked, with its link's state.
-func (n *network) viewBoxes() []wire.ViewBox {
+func (n *Network) viewBoxes() []wire.ViewBox {
 	boxes := []wire.ViewBox{{Box: n.self, Up: true, Since: n.book.born.UTC().Format(time.RFC3339)}}
 	for _, s := range n.book.states(n.shouldLink(), nil) {
 		b := wire.ViewBox{Box: s.Box, Up: s.Up, Reason: s.LastError}
@@ -268,7 +268,7 @@ func (n *network) viewBoxes() []wire.ViewBox {
 
 // onView takes a view event: on the hub a guest's own entries, on a guest the
 // hub's merged view.
-func (n *network) onView(c *link.Conn, ev wire.Envelope) {
+func (n *Network) onView(c *link.Conn, ev wire.Envelope) {
 	var v wire.LinkView
 	if err := wire.DecodePayload(ev.Payload, &v); err != nil {
 		n.log.Info("a view event that could not be read was dropped", "box", c.Box(), "err", err)
@@ -289,7 +289,7 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 // List answers net.list: this box's registry, judged now, and every other
 // box's entries as the hub's view holds them, local entries first; one page of
 // them, after page.After.
-func (n *network) List(page wire.NetListPage) (any, error) {
+func (n *Network) List(page wire.NetListPage) (any, error) {
 	doc, err := n.reg.Read()
 	if err != nil {
 		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
@@ -357,7 +357,7 @@ func entryPage(all map[string]wire.ViewEntry, after string, budget int) ([]wire.
 
 // Page is what the status page shows of the network: the other boxes'
 // entries and rows, and the list of boxes, from the network view.
-func (n *network) Page() page.Network {
+func (n *Network) Page() page.Network {
 	out := page.Network{Remote: map[string]wire.ViewEntry{}, Rows: map[string]wire.ViewRow{}, Boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
 	var list []wire.ViewBox
 	switch {

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -23,13 +23,13 @@ const forwardGrace = 500 * time.Millisecond
 // answer comes when the line is durable; a line whose id the inbox already
 // holds is answered ok, dup. ctx is the caller's: it bounds what routing sends
 // on, and ends when the caller gives up.
-func (n *network) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+func (n *Network) File(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	return n.file(ctx, req, n.routeRegistry(), false)
 }
 
 // file is File for any caller, a link's too: reg is the registry as read
 // after the request arrived (routeRegistry), offer says it is the hub's offer.
-func (n *network) file(ctx context.Context, req wire.CommFile, reg registryLook, offer bool) (wire.CommFiled, error) {
+func (n *Network) file(ctx context.Context, req wire.CommFile, reg registryLook, offer bool) (wire.CommFiled, error) {
 	if err := mail.CheckRequest(req); err != nil {
 		return wire.CommFiled{}, n.refused(req, err)
 	}
@@ -37,7 +37,7 @@ func (n *network) file(ctx context.Context, req wire.CommFile, reg registryLook,
 }
 
 // lineOf is the line req files, or its refusal, logged.
-func (n *network) lineOf(req wire.CommFile) (filer.Line, error) {
+func (n *Network) lineOf(req wire.CommFile) (filer.Line, error) {
 	if err := mail.CheckRequest(req); err != nil {
 		return filer.Line{}, n.refused(req, err)
 	}
@@ -51,7 +51,7 @@ func (n *network) lineOf(req wire.CommFile) (filer.Line, error) {
 }
 
 // refused logs a request refused before it was queued: the sender's mistake.
-func (n *network) refused(req wire.CommFile, err error) error {
+func (n *Network) refused(req wire.CommFile, err error) error {
 	n.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)
 	metrics.Refused(wire.AsRefusal(err).Code)
 	return err
@@ -74,7 +74,7 @@ func (n *network) refused(req wire.CommFile, err error) error {
 // it reaches the group commit: a batch commit only to learn that would queue it
 // behind the inbox's other lines. reg is the registry as read for this request,
 // after it arrived (a link's batch reads it once for all its requests).
-func (n *network) route(ctx context.Context, req wire.CommFile, reg registryLook, offer bool) (wire.CommFiled, error) {
+func (n *Network) route(ctx context.Context, req wire.CommFile, reg registryLook, offer bool) (wire.CommFiled, error) {
 	hop, own := route.Standalone, true
 	var onward func(error) (wire.CommFiled, error)
 	switch {
@@ -120,7 +120,7 @@ func (n *network) route(ctx context.Context, req wire.CommFile, reg registryLook
 
 // registryLook is the registry as the filing path read it once (regcache), for
 // the routes of the requests that arrived before: whether it lists a handle
-// only spares a line the batcher's queue, since the batch looks at the registry
+// only spares a line the group commit's queue, since the batch looks at the registry
 // again just before its append.
 type registryLook struct {
 	doc  *registry.Doc // nil when the registry could not be read
@@ -128,7 +128,7 @@ type registryLook struct {
 }
 
 // routeRegistry reads the registry for the routes of the requests here now.
-func (n *network) routeRegistry() registryLook {
+func (n *Network) routeRegistry() registryLook {
 	doc, _ := n.reg.Read() // nil when it cannot be read, which lists takes as listing
 	return registryLook{doc: doc, host: n.self}
 }

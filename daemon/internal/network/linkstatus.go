@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"maps"
@@ -16,7 +16,7 @@ import (
 // the status page are read from it.
 type linkBook struct {
 	now  func() time.Time
-	view netPage   // nil: no page
+	view Page      // nil: no page
 	born time.Time // when the daemon started: the since of a link never up
 
 	mu    sync.Mutex
@@ -30,7 +30,7 @@ type linkEntry struct {
 	refused []wire.RefusedClaim // the hub's last word on claims it refused over conn
 }
 
-func newLinkBook(now func() time.Time, view netPage) *linkBook {
+func newLinkBook(now func() time.Time, view Page) *linkBook {
 	return &linkBook{now: now, view: view, born: now(), boxes: map[string]*linkEntry{}}
 }
 
@@ -148,7 +148,7 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Status answers link.status: the links this daemon's role should hold,
 // and how each is now.
-func (n *network) Status() (any, error) {
+func (n *Network) Status() (any, error) {
 	st := wire.LinkStatus{Role: wire.LinkRoleStandalone, Reason: n.role.Reason}
 	switch {
 	case n.router != nil:
@@ -169,7 +169,7 @@ func (n *network) Status() (any, error) {
 
 // hubLinkStates is the state of each link to a hub this daemon dials, in
 // hosts.toml's order.
-func (n *network) hubLinkStates() []wire.LinkState {
+func (n *Network) hubLinkStates() []wire.LinkState {
 	book := n.book
 	if n.hubBook != nil {
 		book = n.hubBook

@@ -19,7 +19,7 @@ func stalledForward(t *testing.T) (hb, ga *netBox, gm *hostile, c *wire.Client, 
 	hb, ga, gm = trustBoxes(t)
 	gm.stall()
 	gm.claim(t, "mallory")
-	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
 	c = ga.dial(t)
 	done := make(chan error, 1)
 	go func() {

@@ -50,7 +50,6 @@ const stoppingSentence = "the daemon is stopping, so this request was not served
 type conn struct {
 	d  *Daemon
 	nc *net.UnixConn
-	b  *batcher
 	r  *wire.Reader
 	w  *wire.Writer
 
@@ -70,8 +69,8 @@ type conn struct {
 	open     int           // requests read and not yet answered
 }
 
-func newConn(d *Daemon, nc *net.UnixConn, b *batcher) *conn {
-	return &conn{d: d, nc: nc, b: b, r: wire.NewReader(nc), w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
+func newConn(d *Daemon, nc *net.UnixConn) *conn {
+	return &conn{d: d, nc: nc, r: wire.NewReader(nc), w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
 }
 
 // deadlineWriter bounds every write, so a peer that stops reading cannot hold an

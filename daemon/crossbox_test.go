@@ -69,7 +69,7 @@ func TestAnOfferedBatchFilesEachInboxInOneCommit(t *testing.T) {
 		map[string]any{"from": "hank", "to": 7},
 		wire.CommFile{From: "hank", To: "bob", Text: "four", ID: "ID-B4"},
 	)
-	got, err := gb.d.net.handle(context.Background(), nil, wire.OpCommFileBatch, batch)
+	got, err := gb.d.net.Handle(context.Background(), nil, wire.OpCommFileBatch, batch)
 	if a := answers(t, got, err); a != "ok,not_here,ok,bad_request,ok" {
 		t.Fatalf("the batch was answered %s; want ok,not_here,ok,bad_request,ok", a)
 	}
@@ -77,7 +77,7 @@ func TestAnOfferedBatchFilesEachInboxInOneCommit(t *testing.T) {
 		t.Fatalf("bob's three lines were not filed in one commit:\n%s", log)
 	}
 	// The same batch again files nothing more: each line's id is in the inbox.
-	got, err = gb.d.net.handle(context.Background(), nil, wire.OpCommFileBatch, batch)
+	got, err = gb.d.net.Handle(context.Background(), nil, wire.OpCommFileBatch, batch)
 	if a := answers(t, got, err); a != "dup,not_here,dup,bad_request,dup" {
 		t.Fatalf("the batch again was answered %s; want dup,not_here,dup,bad_request,dup", a)
 	}
@@ -89,12 +89,12 @@ func TestAnOfferedBatchFilesEachInboxInOneCommit(t *testing.T) {
 func TestTheHubAnswersEachItemOfAGuestsBatch(t *testing.T) {
 	hb, ga, gb := threeBoxes(t)
 	var fromGA *link.Conn
-	for _, p := range hb.d.net.router.Peers(nil) {
+	for _, p := range hb.d.net.Router().Peers(nil) {
 		if p.Box() == ga.name {
 			fromGA = p.(*link.Conn)
 		}
 	}
-	got, err := hb.d.net.handle(context.Background(), fromGA, wire.OpCommFileBatch, batchOf(t,
+	got, err := hb.d.net.Handle(context.Background(), fromGA, wire.OpCommFileBatch, batchOf(t,
 		wire.CommFile{From: "alice", To: "bob", Text: "mine", ID: "ID-H1"},
 		wire.CommFile{From: "bob", To: "hank", Text: "not ga's to send", ID: "ID-H2"},
 		wire.CommFile{From: "alice", To: "hank", Text: "to the hub", ID: "ID-H3"},

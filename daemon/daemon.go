@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/sotcomm/sotd/daemon/internal/network"
 	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/daemon/internal/workspace"
@@ -59,7 +60,7 @@ type Daemon struct {
 	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
 	dialogEvery time.Duration
 
-	net  *network           // this daemon's links, by its role; set by Run before serving
+	net  *network.Network   // this daemon's links, by its role; set by Run before serving
 	rows *workspace.Manager // the rows it runs; set by Run before serving
 	// netSet is closed once Run has set net and view, so another goroutine (a test, a
 	// status reader) may read it after receiving from it.
@@ -71,8 +72,12 @@ type Daemon struct {
 	// test's that never ticks shows a filing starts the wake's pass itself.
 	wakeTicker func(time.Duration) (<-chan time.Time, func())
 
-	view      *page.Page // what the status page shows; set by Run before net
-	pageBatch *batcher   // files the page's messages; set by Run before the page serves
+	view *page.Page // what the status page shows; set by Run before net
+	// The group commit, set by Run before anything is served: batch files what
+	// the socket, the page and a link's routing file here, offers what the
+	// hub offers this box, under mgr's inbox lock.
+	batch, offers *batcher
+	mgr           lockManager
 
 	// reg is the registry as last parsed: every read of it here (each filing
 	// batch, the wake, the stamper, the directory, the view) goes through it,
@@ -138,7 +143,7 @@ func New(cfg Config) (*Daemon, error) {
 // the connections are done.
 func (d *Daemon) Run(ctx context.Context) (err error) {
 	h := d.cfg.Home
-	if err := checkHosts(d.cfg.HostsPath); err != nil {
+	if err := network.CheckHosts(d.cfg.HostsPath); err != nil {
 		return err
 	}
 	if err := registry.Ensure(h); err != nil {
@@ -160,12 +165,13 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Log = d.log
 	f.Observer = observer{}
 	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}})
-	d.net = d.newNetwork(f.LockWait)
+	d.net = network.New(network.Config{Home: h, Host: d.cfg.Host, HostsPath: d.cfg.HostsPath, Now: d.cfg.Now, Log: d.log, LockWait: f.LockWait, Reg: d.reg, Page: d.view, Endpoint: filing{d}})
 	close(d.netSet)
-	if err := d.net.oneHubPerFolder(); err != nil {
+	if err := d.net.OneHubPerFolder(); err != nil {
 		return err
 	}
-	mgr := newLockManager(h, own, d.net.role.Hub, d.log)
+	mgr := newLockManager(h, own, d.net.Role().Hub, d.log)
+	d.mgr = mgr
 	ep, err := listen(d.cfg.Socket, d.cfg.Home, d.log)
 	if err != nil {
 		return err
@@ -180,35 +186,42 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		err = errors.Join(lost, ep.close())
 		d.log.Info("sotd stopped", "socket", d.cfg.Socket)
 	}()
-	b := newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
+	d.batch = newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
 		return d.fileBatch(mgr, f, handle, lines, false)
 	})
-	defer b.wait()
-	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
+	defer d.batch.wait()
+	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.Role().String())
 	d.rows = workspace.New(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
 	d.rows.Share(d.reg.Read, d.view.Kick)
 	d.rows.Discover()
 	defer d.rows.Close()
-	d.pageBatch = b
-	d.net.prepare(mgr, f, b)
-	defer d.net.drain()
+	// Offers have a committer of their own, so that the own-box check is made
+	// once per batch with the registry read the batch makes anyway; its appends
+	// and batch's for one inbox take turns at the inbox lock.
+	d.offers = newBatcher(d.maxBatch, maxWaiting, d.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
+		return d.fileBatch(mgr, f, handle, lines, true)
+	})
+	defer d.offers.wait()
+	defer d.net.Drain()
 
 	sup := newSupervisor(d.log, lose)
 	defer func() { lost = sup.wait() }()
 	sup.start(ctx, d.watchRun(ep, pres))
-	d.net.start(ctx, sup)
+	for _, s := range d.net.Services() {
+		sup.start(ctx, service{name: s.Name, run: s.Run, policy: s.Policy})
+	}
 	d.startRows(ctx, sup, f)
 	// A line a client appends itself (route 1) kicks the wake as the daemon's own do.
 	sup.start(ctx, service{name: "inbox watch", run: func(ctx context.Context) error {
 		return filer.WatchInboxes(ctx, d.cfg.Home.InboxDir(), d.appendedTo)
 	}})
 	d.startPage(ctx, sup, f)
-	d.serve(ctx, ep, b)
+	d.serve(ctx, ep)
 	return nil
 }
 
 // serve accepts until ctx ends, then waits for every connection.
-func (d *Daemon) serve(ctx context.Context, ep *endpoint, b *batcher) {
+func (d *Daemon) serve(ctx context.Context, ep *endpoint) {
 	stop := context.AfterFunc(ctx, ep.stop)
 	defer stop()
 	var conns sync.WaitGroup
@@ -228,7 +241,7 @@ func (d *Daemon) serve(ctx context.Context, ep *endpoint, b *batcher) {
 			}
 			continue
 		}
-		c := newConn(d, nc, b)
+		c := newConn(d, nc)
 		conns.Go(func() {
 			defer slots.Release(1)
 			c.serve(ctx)

@@ -8,20 +8,22 @@
 // takes every request waiting and files them under one inbox lock and one fsync,
 // and each request is answered when its batch is durable.
 //
-// With a hosts.toml the daemon also has a role among boxes (links.go): the hub
-// serves links from the boxes it pins and routes what its own folder does not
-// hold (package hub); a guest keeps a link to its hub, tells it which handles
-// it holds, forwards what it cannot file, and files the hub's offers for its
-// own handles (route.go). Those parts are services under a supervisor that
-// restarts a failing one with backoff, and Run waits for all of them.
+// With a hosts.toml the daemon also has a role among boxes (package
+// internal/network): the hub serves links from the boxes it pins and routes
+// what its own folder does not hold (package hub); a guest keeps a link to its
+// hub, tells it which handles it holds, forwards what it cannot file, and files
+// the hub's offers for its own handles. The network decides each comm.file's
+// route and files here through the daemon's group commit (network.Endpoint).
+// Its parts are services under a supervisor that restarts a failing one with
+// backoff, and Run waits for all of them.
 //
 // The socket's ops are one table (optable.go). The daemon's other parts are
-// packages under internal/, each run under the supervisor: workspace (the rows,
-// their ops, the liveness stamper, the dialog watch and the wake), page (the
-// status page's model, which reads the daemon through page.Source), viewdiff
-// (when two pictures of an entry or a row read the same), regcache (the
-// registry's last parse, which every reader here shares) and refuse (the
-// refusals they share).
+// packages under internal/, each run under the supervisor: network (the role
+// among boxes, above), workspace (the rows, their ops, the liveness stamper,
+// the dialog watch and the wake), page (the status page's model, which reads
+// the daemon through page.Source), viewdiff (when two pictures of an entry or
+// a row read the same), regcache (the registry's last parse, which every
+// reader here shares) and refuse (the refusals they share).
 //
 // Everything runs under Run's context: the services, each connection, and each
 // request under its connection's context, which also ends when the client hangs

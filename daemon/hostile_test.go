@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/client"
+	"github.com/sotcomm/sotd/daemon/internal/network"
+	"github.com/sotcomm/sotd/daemon/internal/rigtest"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/identity"
@@ -210,9 +212,9 @@ func trustBoxesWith(t testing.TB, dial func(testing.TB, home.Home, string, strin
 	}
 	hb = startBox(t, hh, "hb", hosts)
 	ga = startBox(t, ah, "ga", hosts)
-	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.router.Holder("alice") == "ga" && guestsLinked(ga) })
+	waitFor(t, "ga to link and tell the hub its handles", func() bool { return hb.d.net.Router().Holder("alice") == "ga" && guestsLinked(ga) })
 	gm = dial(t, mh, "gm", hosts)
-	waitFor(t, "gm to link", func() bool { return slices.Contains(hb.d.net.router.Linked(), "gm") })
+	waitFor(t, "gm to link", func() bool { return slices.Contains(hb.d.net.Router().Linked(), "gm") })
 	return hb, ga, gm
 }
 
@@ -241,8 +243,8 @@ func TestAHostileBoxReadsNoOnesReceipts(t *testing.T) {
 func TestAHostileBoxCannotClaimAnothersHandle(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "alice", "mallory")
-	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
-	if h := hb.d.net.router.Holder("alice"); h != "ga" {
+	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
+	if h := hb.d.net.Router().Holder("alice"); h != "ga" {
 		t.Fatalf("alice's holder after gm's claim = %q, want ga", h)
 	}
 	const n = 30
@@ -294,8 +296,8 @@ func TestAHostileBoxCannotFloodTheDirectory(t *testing.T) {
 		}
 	}
 	last := handles[hub.MaxHandles-1]
-	waitFor(t, "the hub to take gm's claims up to the cap", func() bool { return hb.d.net.router.Holder(last) == "gm" })
-	if h := hb.d.net.router.Holder(handles[hub.MaxHandles]); h != "" {
+	waitFor(t, "the hub to take gm's claims up to the cap", func() bool { return hb.d.net.Router().Holder(last) == "gm" })
+	if h := hb.d.net.Router().Holder(handles[hub.MaxHandles]); h != "" {
 		t.Fatalf("a claim past the %d-handle cap was taken by %q", hub.MaxHandles, h)
 	}
 	waitFor(t, "the hub to log the cap", func() bool { return hb.logs.Contains("handles a link may hold") })
@@ -336,17 +338,17 @@ func joinOn(t testing.TB, b *netBox, handle string) {
 func TestAHostileBoxCannotPublishAForgedState(t *testing.T) {
 	hb, _, gm := trustBoxes(t)
 	gm.claim(t, "mallory", "mona")
-	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder("mona") == "gm" })
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.Router().Holder("mona") == "gm" })
 	forged := wire.ViewEntry{Handle: "mallory", Live: true, State: "idle\n@alice (me)\tlive\tga\tidle\tall good"}
 	honest := wire.ViewEntry{Handle: "mona", Live: true, State: "working"}
 	if err := gm.conn.SendEvent(wire.OpLinkView, wire.LinkView{Full: true, Entries: []wire.ViewEntry{forged, honest}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the hub to take gm's honest entry", func() bool {
-		_, ok := hb.d.net.router.View().Entries(nil, false)["mona"]
+		_, ok := hb.d.net.Router().View().Entries(nil, false)["mona"]
 		return ok
 	})
-	if e, ok := hb.d.net.router.View().Entries(nil, false)["mallory"]; ok {
+	if e, ok := hb.d.net.Router().View().Entries(nil, false)["mallory"]; ok {
 		t.Fatalf("the hub took gm's entry with state %q", e.State)
 	}
 	waitFor(t, "the hub to log the refusal", func() bool { return hb.logs.Contains("no work state") })
@@ -359,7 +361,7 @@ func TestAHostileBoxCannotPublishAForgedState(t *testing.T) {
 func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "mallory")
-	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
 	if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: "the real line", ID: "ID-REAL"}); err != nil || !res.OK {
 		t.Fatalf("alice -> hank = %+v, %v", res, err)
 	}
@@ -374,8 +376,8 @@ func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"@hank hb false the real line", "@mallory gm false to mallory"}
-	if !slices.Equal(brief(got.Receipts), want) {
-		t.Fatalf("alice's receipts = %q; want %q", brief(got.Receipts), want)
+	if !slices.Equal(rigtest.Brief(got.Receipts), want) {
+		t.Fatalf("alice's receipts = %q; want %q", rigtest.Brief(got.Receipts), want)
 	}
 	waitFor(t, "the hub to log the dropped receipts", func() bool { return hb.logs.Contains("receipts for lines to handles it does not hold") })
 }
@@ -393,14 +395,14 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 	}
 	start := time.Now()
 	gm.claim(t, handles...)
-	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.router.Holder(handles[len(handles)-1]) == "gm" })
+	waitFor(t, "the hub to take gm's claims", func() bool { return hb.d.net.Router().Holder(handles[len(handles)-1]) == "gm" })
 	claimed := time.Now()
-	for _, part := range splitView(wire.LinkView{Full: true, Entries: entries}) {
+	for _, part := range network.SplitView(wire.LinkView{Full: true, Entries: entries}) {
 		if err := gm.conn.SendEvent(wire.OpLinkView, part); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the hub to take gm's view", func() bool { return len(hb.d.net.router.View().Entries(nil, false)) == len(handles)+1 }) // and ga's alice
+	waitFor(t, "the hub to take gm's view", func() bool { return len(hb.d.net.Router().View().Entries(nil, false)) == len(handles)+1 }) // and ga's alice
 	viewed := time.Now()
 
 	c := hb.dial(t)
@@ -474,7 +476,7 @@ func TestLinesWaitingOnASlowHolderHoldUpNoOther(t *testing.T) {
 			hb, ga, gm := trustBoxes(t)
 			gm.stall()
 			gm.claim(t, "mallory")
-			waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
+			waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
 			slow := make(chan error, pending)
 			for i := range pending {
 				c := ga.dial(t)
@@ -533,15 +535,15 @@ func (m *hostile) claimEvery(d time.Duration, handles ...string) {
 func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "proj-ga", "mallory")
-	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.router.Holder("mallory") == "gm" })
-	if h := hb.d.net.router.Holder("proj-ga"); h != "" {
+	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
+	if h := hb.d.net.Router().Holder("proj-ga"); h != "" {
 		t.Fatalf("proj-ga's holder after gm's claim = %q; want none: it is derived for ga", h)
 	}
 	waitFor(t, "gm to be told its claim was refused", func() bool {
 		return slices.ContainsFunc(gm.refusedClaims(), func(r wire.RefusedClaim) bool { return r.Handle == "proj-ga" && r.Holder == "ga" })
 	})
 	joinOn(t, ga, "proj-ga")
-	waitFor(t, "ga's claim on the session that joined there", func() bool { return hb.d.net.router.Holder("proj-ga") == "ga" })
+	waitFor(t, "ga's claim on the session that joined there", func() bool { return hb.d.net.Router().Holder("proj-ga") == "ga" })
 	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "proj-ga", Text: "for the session on ga", ID: "ID-PROJ-GA"}); err != nil || !res.OK {
 		t.Fatalf("hank -> proj-ga = %+v, %v; want filed on ga", res, err)
 	}
@@ -561,7 +563,7 @@ func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
 func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "carol")
-	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.router.Holder("carol") == "gm" })
+	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.Router().Holder("carol") == "gm" })
 	joinOn(t, ga, "carol")
 	c := ga.dial(t)
 	waitFor(t, "ga's link.status to show its refused claim", func() bool {
@@ -592,13 +594,13 @@ func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
 func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
 	hb, ga, gm := trustBoxes(t)
 	gm.claimEvery(50*time.Millisecond, "alice")
-	old := ga.d.net.hubs[0].keeper.Current()
+	old := ga.d.net.HubLinks()[0].Keeper().Current()
 	old.Close()
 	waitFor(t, "ga to link again and take alice back", func() bool {
-		c := ga.d.net.hubs[0].keeper.Current()
-		return c != nil && c != old && hb.d.net.router.Holder("alice") == "ga"
+		c := ga.d.net.HubLinks()[0].Keeper().Current()
+		return c != nil && c != old && hb.d.net.Router().Holder("alice") == "ga"
 	})
-	if h := hb.d.net.router.Holder("alice"); h != "ga" {
+	if h := hb.d.net.Router().Holder("alice"); h != "ga" {
 		t.Fatalf("alice's holder after ga relinked = %q; want ga", h)
 	}
 	if res, err := call(t, hb.dial(t), wire.CommFile{From: "hank", To: "alice", Text: "after the blip", ID: "ID-AFTER-BLIP"}); err != nil || !res.OK {

@@ -56,18 +56,16 @@ func twoHubs(t testing.TB) twoHubNet {
 	// A box that dialled a hub before it listened waits out a relink step or two.
 	var state string
 	if !testutil.Within(20*time.Second, func() bool {
-		ra, rb := n.ha.d.net.router, n.hb.d.net.router
+		ra, rb := n.ha.d.net.Router(), n.hb.d.net.Router()
 		state = fmt.Sprintf("ha links %v, hb links %v; bob on ha %q, on hb %q; hilda on ha %q; hank on hb %q; carol on hb %q; every hub link up %v; ha's copy of hb's view names carol %v",
-			ra.Linked(), rb.Linked(), ra.Holder("bob"), rb.Holder("bob"), ra.Holder("hilda"), rb.Holder("hank"), rb.Holder("carol"), allLinked(n.ga, n.gb, n.gc, n.ha, n.hb), n.ha.d.net.hubs[0].names("carol"))
+			ra.Linked(), rb.Linked(), ra.Holder("bob"), rb.Holder("bob"), ra.Holder("hilda"), rb.Holder("hank"), rb.Holder("carol"), allLinked(n.ga, n.gb, n.gc, n.ha, n.hb), n.ha.d.net.HubLinks()[0].Names("carol"))
 		return slices.Equal(ra.Linked(), []string{"ga", "gb", "hb"}) && slices.Equal(rb.Linked(), []string{"ga", "gb", "gc", "ha"}) &&
 			ra.Holder("bob") == "gb" && rb.Holder("bob") == "gb" && ra.Holder("hilda") == "hb" && rb.Holder("hank") == "ha" && rb.Holder("carol") == "gc" &&
-			allLinked(n.ga, n.gb, n.gc, n.ha, n.hb) && n.ha.d.net.hubs[0].names("carol")
+			allLinked(n.ga, n.gb, n.gc, n.ha, n.hb) && n.ha.d.net.HubLinks()[0].Names("carol")
 	}) {
-		c := n.ha.d.net.hubs[0].copy
-		c.mu.Lock()
-		state += fmt.Sprintf("; ha's copy: known %v why %q entries %v", c.known, c.why, slices.Collect(maps.Keys(c.entries)))
-		c.mu.Unlock()
-		state += fmt.Sprintf("; hb's view %v; ha's view %v", slices.Collect(maps.Keys(n.hb.d.net.router.View().Entries(nil, true))), slices.Collect(maps.Keys(n.ha.d.net.router.View().Entries(nil, true))))
+		known, why, entries := n.ha.d.net.HubLinks()[0].Copy()
+		state += fmt.Sprintf("; ha's copy: known %v why %q entries %v", known, why, entries)
+		state += fmt.Sprintf("; hb's view %v; ha's view %v", slices.Collect(maps.Keys(n.hb.d.net.Router().View().Entries(nil, true))), slices.Collect(maps.Keys(n.ha.d.net.Router().View().Entries(nil, true))))
 		t.Fatalf("waited 20s for every box to link to its hubs and each hub to know every holder: %s", state)
 	}
 	return n
@@ -76,8 +74,8 @@ func twoHubs(t testing.TB) twoHubNet {
 // allLinked says whether each box's own end of each of its hub links is up.
 func allLinked(boxes ...*netBox) bool {
 	for _, b := range boxes {
-		for _, h := range b.d.net.hubs {
-			if h.current() == nil {
+		for _, h := range b.d.net.HubLinks() {
+			if h.Conn() == nil {
 				return false
 			}
 		}
@@ -147,44 +145,15 @@ func TestLineGoesThroughTheHubThatIsUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "ga and gb to see the link to ha end", func() bool {
-		return n.ga.d.net.hubs[0].current() == nil && n.gb.d.net.hubs[0].current() == nil
+		return n.ga.d.net.HubLinks()[0].Conn() == nil && n.gb.d.net.HubLinks()[0].Conn() == nil
 	})
 	sendOnce(t, n.ga, "alice", "bob", n.gb)
 	if err := n.hb.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "ga to see the link to hb end", func() bool { return n.ga.d.net.hubs[1].current() == nil })
+	waitFor(t, "ga to see the link to hb end", func() bool { return n.ga.d.net.HubLinks()[1].Conn() == nil })
 	_, err := call(t, n.ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "no hub"})
 	if err == nil || !strings.Contains(err.Error(), "holds no link to its hubs ha and hb, so @bob was not forwarded — nothing was appended") {
 		t.Fatalf("comm.file with both hubs down = %v; want the refusal naming both hubs", err)
-	}
-}
-
-// TestVerdictOfTwoHubs: with no hub filing, a hub that gave no answer makes the
-// answer "may still be filed", the receiving box's own refusal outranks a
-// hub's not knowing, and the sentence names both hubs tried; one hub's answer
-// is its own, word for word.
-func TestVerdictOfTwoHubs(t *testing.T) {
-	ha, hb := &hubLink{name: "ha"}, &hubLink{name: "hb"}
-	silent := wire.NoAnswer("ha", "bob", 3500*time.Millisecond)
-	unknown := wire.NoBoxKnows("bob", nil)
-	held := wire.Refuse(wire.CodeFileFailed, "the inbox lock for @bob was held for 2s — nothing was appended")
-	for _, tc := range []struct {
-		name string
-		got  []attempt
-		want string
-	}{
-		{"one hub", []attempt{{hub: ha, err: unknown}}, "no box knows that handle: bob"},
-		{"silent, then unknown", []attempt{{hub: ha, err: silent}, {hub: hb, err: unknown}}, "the daemon on ha did not answer within 3.5s; @bob may still be filed (tried the hubs ha and hb)"},
-		{"unknown, then the receiver's own", []attempt{{hub: ha, err: unknown}, {hub: hb, err: held}}, "the inbox lock for @bob was held for 2s — nothing was appended (tried the hubs ha and hb)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := verdict("bob", tc.got); err == nil || err.Error() != tc.want {
-				t.Fatalf("verdict = %v, want %q", err, tc.want)
-			}
-		})
-	}
-	if !retryable(silent) || !retryable(unknown) || retryable(held) {
-		t.Errorf("retryable: silent %v, unknown %v, held %v; want true, true, false", retryable(silent), retryable(unknown), retryable(held))
 	}
 }

@@ -85,7 +85,7 @@ func startBox(t testing.TB, h home.Home, box, hosts string, tune ...func(*Config
 		}
 	})
 	<-d.netSet // orders the test's reads of d.net after Run's write
-	if d.net.router != nil {
+	if d.net.Router() != nil {
 		// A guest started before the hub's listener is up misses it, and
 		// links only after the QUIC handshake's wait and a relink's.
 		waitFor(t, box+"'s links to listen", func() bool { return logs.Contains("links listening") })
@@ -98,7 +98,7 @@ func startBox(t testing.TB, h home.Home, box, hosts string, tune ...func(*Config
 // send from the guest in that moment is refused as not linked.
 func guestsLinked(guests ...*netBox) bool {
 	for _, g := range guests {
-		if g.d.net.hubs[0].keeper.Current() == nil {
+		if g.d.net.HubLinks()[0].Keeper().Current() == nil {
 			return false
 		}
 	}
@@ -125,7 +125,7 @@ func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
 	ga = startBox(t, ah, "ga", hosts)
 	gb = startBox(t, bh, "gb", hosts)
 	waitFor(t, "both guests to link and tell the hub their handles", func() bool {
-		r := hb.d.net.router
+		r := hb.d.net.Router()
 		return slices.Equal(r.Linked(), []string{"ga", "gb"}) && r.Holder("alice") == "ga" && r.Holder("bob") == "gb" && guestsLinked(ga, gb)
 	})
 	return hb, ga, gb
@@ -207,7 +207,7 @@ func TestGuestWithoutItsHubSaysSo(t *testing.T) {
 	if err := hb.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.hubs[0].keeper.Current() == nil })
+	waitFor(t, "ga to see its link end", func() bool { return ga.d.net.HubLinks()[0].Keeper().Current() == nil })
 	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "no hub"})
 	want := "this box, ga, holds no link to its hub hb, so @bob was not forwarded — nothing was appended"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -222,7 +222,7 @@ func TestGuestWithoutItsHubSaysSo(t *testing.T) {
 func TestDirectoryFollowsTheRegistry(t *testing.T) {
 	hb, _, gb := threeBoxes(t)
 	boxHas := func(handle string) bool {
-		return hb.d.net.router.Holder(handle) == "gb"
+		return hb.d.net.Router().Holder(handle) == "gb"
 	}
 	if !boxHas("bob") || !boxHas("stale") {
 		t.Fatal("the hub's directory lacks gb's handles after link-up")
@@ -241,31 +241,4 @@ func TestDirectoryFollowsTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the hub to hear of newbie and forget stale", func() bool { return boxHas("newbie") && !boxHas("stale") })
-}
-
-func TestDiff(t *testing.T) {
-	set := func(hs ...string) map[string]bool {
-		m := map[string]bool{}
-		for _, h := range hs {
-			m[h] = true
-		}
-		return m
-	}
-	for _, tc := range []struct {
-		name      string
-		told, now map[string]bool
-		want      wire.LinkDirectory
-	}{
-		{"a new link gets the full set", nil, set("b", "a"), wire.LinkDirectory{Full: true, Added: []string{"a", "b"}}},
-		{"an empty full set is still full", nil, set(), wire.LinkDirectory{Full: true}},
-		{"changes", set("a", "b"), set("b", "c"), wire.LinkDirectory{Added: []string{"c"}, Removed: []string{"a"}}},
-		{"no change", set("a"), set("a"), wire.LinkDirectory{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := diff(tc.told, tc.now)
-			if got.Full != tc.want.Full || !slices.Equal(got.Added, tc.want.Added) || !slices.Equal(got.Removed, tc.want.Removed) {
-				t.Fatalf("diff = %+v, want %+v", got, tc.want)
-			}
-		})
-	}
 }

@@ -32,10 +32,10 @@ func TestDaemonBoxCutOffIsNamed(t *testing.T) {
 	hb := startBox(t, hh, "hb", hosts)
 	ga := startBox(t, ah, "ga", hosts)
 	gv := startBox(t, vh, "gv", hosts)
-	waitFor(t, "gv to link and tell the hub of vic", func() bool { return hb.d.net.router.Holder("vic") == "gv" })
+	waitFor(t, "gv to link and tell the hub of vic", func() bool { return hb.d.net.Router().Holder("vic") == "gv" })
 	// ga forwards only over a link it holds: a send before its keeper has one
 	// is refused as "holds no link to its hub", whatever gv's state.
-	waitFor(t, "ga to hold its link to the hub", func() bool { return ga.d.net.hubs[0].keeper.Current() != nil })
+	waitFor(t, "ga to hold its link to the hub", func() bool { return ga.d.net.HubLinks()[0].Keeper().Current() != nil })
 	if _, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "vic", Text: "while linked"}); err != nil {
 		t.Fatalf("comm.file to @vic while gv is linked: %v", err)
 	}
@@ -43,7 +43,7 @@ func TestDaemonBoxCutOffIsNamed(t *testing.T) {
 	if err := gv.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the hub to see gv's link end", func() bool { return slices.Equal(hb.d.net.router.Linked(), []string{"ga"}) })
+	waitFor(t, "the hub to see gv's link end", func() bool { return slices.Equal(hb.d.net.Router().Linked(), []string{"ga"}) })
 	for _, to := range []string{"vic", "nobody"} {
 		_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: to, Text: "while cut off"})
 		want := "no linked box knows that handle: " + to + "; not linked: gv"

@@ -1,11 +1,11 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/network"
 	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/mail"
@@ -13,33 +13,6 @@ import (
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
-
-// commFile files one line by route 1's rules, the same ones a client's own
-// append applies (package mail), group-committed with the other lines waiting for
-// its inbox. The answer comes when the line is durable; a line whose id the inbox
-// already holds is answered ok, dup. ctx is the caller's, a connection's or a
-// link's: it bounds what routing sends on, and ends when the caller gives up.
-// reg is the registry as read after the request arrived (routeRegistry).
-func (d *Daemon) commFile(ctx context.Context, b *batcher, req wire.CommFile, reg registryLook) (wire.CommFiled, error) {
-	if err := mail.CheckRequest(req); err != nil {
-		return wire.CommFiled{}, d.refused(req, err)
-	}
-	return d.route(ctx, b, req, reg)
-}
-
-// lineOf is the line req files, or its refusal, logged.
-func (d *Daemon) lineOf(req wire.CommFile) (filer.Line, error) {
-	if err := mail.CheckRequest(req); err != nil {
-		return filer.Line{}, d.refused(req, err)
-	}
-	line := mail.Compose(req, d.cfg.Now())
-	// One line that cannot be encoded would fail its whole batch, so it is
-	// refused here, alone; the batch's append encodes it.
-	if err := line.Check(); err != nil {
-		return filer.Line{}, d.refused(req, wire.Refuse(wire.CodeBadRequest, "the line for @%s cannot be filed: %v; nothing was appended", req.To, err))
-	}
-	return line, nil
-}
 
 // fileBatch files a batch of lines for one receiver. What depends on the
 // receiver and the box, its registry entry and the lock manager's record, is
@@ -70,6 +43,34 @@ func (d *Daemon) fileBatch(mgr lockManager, f *filer.Filer, handle string, lines
 		d.filedNow()
 	}
 	return res, nil
+}
+
+// filing is the daemon's group commit as its network files through it.
+type filing struct{ d *Daemon }
+
+func (e filing) Commit(handle string, lines []filer.Line, offer bool) []network.Filed {
+	b := e.d.batch
+	if offer {
+		b = e.d.offers
+	}
+	out := make([]network.Filed, len(lines))
+	for i, o := range b.fileAll(handle, lines) {
+		out[i].Res, out[i].Err = filedAs(handle, o)
+	}
+	return out
+}
+
+func (e filing) OwnLock() bool {
+	ok, _ := filer.Matches(e.d.mgr.home, e.d.mgr.own)
+	return ok
+}
+
+// filedAs is the answer to a line for @to that the batcher filed, or refused.
+func filedAs(to string, o outcome) (wire.CommFiled, error) {
+	if o.err != nil {
+		return wire.CommFiled{}, o.err // the batcher logged it, once for the batch
+	}
+	return wire.CommFiled{OK: true, To: to, Dup: o.res.Dup}, nil
 }
 
 // countRefused feeds the metrics a batch's refusal code; the filer's Observer
@@ -118,13 +119,6 @@ func (d *Daemon) appendedTo(handle string) {
 	if doc, err := d.reg.Read(); err == nil && d.rowMayAct(doc, handle) {
 		d.filedNow()
 	}
-}
-
-// refused logs a request refused before it was queued: the sender's mistake.
-func (d *Daemon) refused(req wire.CommFile, err error) error {
-	d.log.Info("comm.file refused", "from", req.From, "to", req.To, "err", err)
-	metrics.Refused(wire.AsRefusal(err).Code)
-	return err
 }
 
 // registryList answers with the registry's agents as they are on disk.

@@ -26,7 +26,7 @@ var opTable = []opEntry{
 		return nil, wire.Refuse(wire.CodeBadRequest, "this connection's hello was already accepted; send it once")
 	}},
 	{wire.OpCommFile, payload(func(c *conn, req wire.CommFile) handler {
-		return func(ctx context.Context) (any, error) { return c.d.commFile(ctx, c.b, req, c.d.routeRegistry()) }
+		return func(ctx context.Context) (any, error) { return c.d.net.File(ctx, req) }
 	})},
 	{wire.OpRegistryList, bare(func(c *conn) handler {
 		return func(context.Context) (any, error) { return c.d.registryList() }
@@ -41,13 +41,13 @@ var opTable = []opEntry{
 				return nil, err
 			}
 		}
-		return func(context.Context) (any, error) { return c.d.netList(req) }, nil
+		return func(context.Context) (any, error) { return c.d.net.List(req) }, nil
 	}},
 	{wire.OpLinkStatus, bare(func(c *conn) handler {
-		return func(context.Context) (any, error) { return c.d.linkStatus() }
+		return func(context.Context) (any, error) { return c.d.net.Status() }
 	})},
 	{wire.OpCommReceipts, payload(func(c *conn, req wire.CommReceipts) handler {
-		return func(ctx context.Context) (any, error) { return c.d.commReceipts(ctx, nil, req) }
+		return func(ctx context.Context) (any, error) { return c.d.net.Receipts(ctx, nil, req) }
 	})},
 	{wire.OpWorkspaceSpawn, payload(func(c *conn, req wire.WorkspaceSpawn) handler {
 		return func(context.Context) (any, error) { return c.d.rows.Spawn(req) }

@@ -68,7 +68,7 @@ func TestALineRightAfterAJoinOnAnotherBoxIsFiledThere(t *testing.T) {
 // answers a line for a handle no box holds without offering it to either.
 func TestGuestDaemonsTickSoNoGuestIsOfferedAnUnheldLine(t *testing.T) {
 	hb, ga, gb := threeBoxes(t)
-	if !ga.d.net.hubs[0].keeper.Current().Ticks() || !gb.d.net.hubs[0].keeper.Current().Ticks() {
+	if !ga.d.net.HubLinks()[0].Keeper().Current().Ticks() || !gb.d.net.HubLinks()[0].Keeper().Current().Ticks() {
 		t.Fatal("the guests' links did not agree to Ticks")
 	}
 	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "for no one", ID: "ID-NOBODY"})

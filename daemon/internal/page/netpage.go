@@ -13,7 +13,7 @@ import (
 )
 
 // The status page as the network's dashboard: every other box's sessions and
-// rows come from the network view (netview.go), this box's from its registry
+// rows come from the network view (package network), this box's from its registry
 // and its rows; unread is counted only for this box's handles, whose inboxes
 // are here. A row's screen is previewed only on its own box's page: a screen
 // is not mail, and no box reads another box's terminal (a pinned box acts only

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -18,26 +18,24 @@ import (
 // maxReceiptAsks bounds the boxes one comm.receipts asks at once.
 const maxReceiptAsks = 16
 
-// commReceipts is a sender's receipts across the boxes this daemon reaches:
+// Receipts answers comm.receipts: a sender's receipts across the boxes this daemon reaches:
 // its own home's, then, by role, the hub's (a guest's request that was not
 // forwarded) or every other linked box's (on the hub; asker, the box that
 // asked over a link, is not asked back). The home's own answer comes first, so
 // a refused request (a bad handle, an unreadable registry) asks no one.
-func (d *Daemon) commReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
-	own, err := mail.Receipts(d.cfg.Home, d.cfg.Host, req)
+func (n *Network) Receipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) (wire.ReceiptList, error) {
+	own, err := mail.Receipts(n.home, n.self, req)
 	if err != nil {
 		return wire.ReceiptList{}, wire.AsRefusal(err)
 	}
 	parts := []wire.ReceiptList{{Receipts: own}}
-	if d.net != nil {
-		parts = append(parts, d.net.askReceipts(ctx, asker, req)...)
-	}
+	parts = append(parts, n.askReceipts(ctx, asker, req)...)
 	return mergeReceipts(parts, req.PerReceiver()), nil
 }
 
 // receipts answers a comm.receipts that came over a link. Like comm.file, it
 // arrived forwarded, so a guest asks no one on.
-func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
+func (n *Network) receipts(ctx context.Context, asker *link.Conn, payload json.RawMessage) (any, error) {
 	var req wire.CommReceipts
 	if err := wire.DecodePayload(payload, &req); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommReceipts, Code: wire.CodeBadRequest, Sentence: err.Error()}
@@ -46,7 +44,7 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 		return nil, err
 	}
 	req.Forwarded = true
-	res, err := n.d.commReceipts(ctx, asker, req)
+	res, err := n.Receipts(ctx, asker, req)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +52,7 @@ func (n *network) receipts(ctx context.Context, asker *link.Conn, payload json.R
 }
 
 // askReceipts asks the boxes this daemon's role reaches, one answer each.
-func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
+func (n *Network) askReceipts(ctx context.Context, asker *link.Conn, req wire.CommReceipts) []wire.ReceiptList {
 	switch {
 	case asker != nil && !n.serves(asker):
 		return nil // a hub asked over this box's link to it: it asks the others itself
@@ -78,7 +76,7 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 		if len(order) == 0 {
 			return []wire.ReceiptList{{Unanswered: n.hubNames()}}
 		}
-		c := order[0].current()
+		c := order[0].Conn()
 		if c == nil {
 			return []wire.ReceiptList{{Unanswered: []string{order[0].name}}}
 		}
@@ -91,7 +89,7 @@ func (n *network) askReceipts(ctx context.Context, asker *link.Conn, req wire.Co
 // askAll asks every peer, at most maxReceiptAsks at once, all within wait; a
 // box that refuses, or has not been asked or answered by then, is named
 // unanswered.
-func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
+func (n *Network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommReceipts, wait time.Duration) []wire.ReceiptList {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	req.Forwarded = true
@@ -112,7 +110,7 @@ func (n *network) askAll(ctx context.Context, peers []hub.Peer, req wire.CommRec
 	return out
 }
 
-func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts) wire.ReceiptList {
+func (n *Network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts) wire.ReceiptList {
 	var res wire.ReceiptList
 	if err := p.Call(ctx, wire.OpCommReceipts, req, &res); err != nil {
 		n.log.Info("a box gave no receipts", "box", p.Box(), "from", req.From, "err", err)
@@ -137,7 +135,7 @@ func (n *network) askOne(ctx context.Context, p hub.Peer, req wire.CommReceipts)
 // A box reads only its own inboxes, so any other receipt is made up: a "read"
 // for a line another box holds, or a newer line that pushes a real one out of
 // the last max per receiver.
-func (n *network) ownReceipts(p hub.Peer, res *wire.ReceiptList) (dropped int) {
+func (n *Network) ownReceipts(p hub.Peer, res *wire.ReceiptList) (dropped int) {
 	kept := res.Receipts[:0]
 	for _, r := range res.Receipts {
 		if n.router.Holder(r.To) != p.Box() {

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/daemon/internal/refuse"
 	"github.com/sotcomm/sotd/daemon/internal/viewdiff"
 	"github.com/sotcomm/sotd/hub"
 	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/registry"
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -130,7 +132,7 @@ func (t *viewTold) told(ev wire.LinkView, at time.Time) {
 // entries each, and returns the bytes sent (the payloads).
 func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
 	n := 0
-	for _, part := range splitView(ev) {
+	for _, part := range SplitView(ev) {
 		b, err := json.Marshal(part)
 		if err != nil {
 			return n, err
@@ -143,10 +145,10 @@ func sendView(c *link.Conn, ev wire.LinkView) (int, error) {
 	return n, nil
 }
 
-// splitView cuts ev into events whose entries and rows encode to at most
+// SplitView cuts ev into events whose entries and rows encode to at most
 // viewChunk bytes each; only the first keeps Full, the removals and Boxes, so
 // applied in order they make the same view.
-func splitView(ev wire.LinkView) []wire.LinkView {
+func SplitView(ev wire.LinkView) []wire.LinkView {
 	var out []wire.LinkView
 	cur := wire.LinkView{Full: ev.Full, Removed: ev.Removed, RowsRemoved: ev.RowsRemoved, Boxes: ev.Boxes}
 	size := 0
@@ -201,18 +203,18 @@ func (c *netCopy) lost(at time.Time, why string) {
 // viewService runs the view's part of this daemon's role every viewEvery: the
 // hub takes its own home's entries and tells each link what changed; a guest's
 // directory does its own part.
-func (n *network) viewService(ctx context.Context) error {
+func (n *Network) viewService(ctx context.Context) error {
 	told := map[hub.Peer]*viewTold{}
 	return ctxsleep.Every(ctx, viewEvery, func() { n.pushView(told) })
 }
 
 // pushView is one round of the hub's: its own entries and rows are read, and
 // each link is told the merged view but for its own handles and rows.
-func (n *network) pushView(told map[hub.Peer]*viewTold) {
-	now := n.d.cfg.Now()
+func (n *Network) pushView(told map[hub.Peer]*viewTold) {
+	now := n.now()
 	v := n.router.View()
-	if doc, err := n.d.reg.Read(); err == nil {
-		v.SetOwn(viewEntries(doc, n.d.cfg.Host, now, nil), n.d.view.OwnRows())
+	if doc, err := n.reg.Read(); err == nil {
+		v.SetOwn(viewEntries(doc, n.self, now, nil), n.page.OwnRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}
@@ -249,8 +251,8 @@ func (n *network) pushView(told map[hub.Peer]*viewTold) {
 
 // viewBoxes is the hub's list of boxes: itself, and each box that should link
 // or is linked, with its link's state.
-func (n *network) viewBoxes() []wire.ViewBox {
-	boxes := []wire.ViewBox{{Box: n.d.cfg.Host, Up: true, Since: n.book.born.UTC().Format(time.RFC3339)}}
+func (n *Network) viewBoxes() []wire.ViewBox {
+	boxes := []wire.ViewBox{{Box: n.self, Up: true, Since: n.book.born.UTC().Format(time.RFC3339)}}
 	for _, s := range n.book.states(n.shouldLink(), nil) {
 		b := wire.ViewBox{Box: s.Box, Up: s.Up, Reason: s.LastError}
 		if t, err := time.Parse(time.RFC3339Nano, s.Since); err == nil {
@@ -266,7 +268,7 @@ func (n *network) viewBoxes() []wire.ViewBox {
 
 // onView takes a view event: on the hub a guest's own entries, on a guest the
 // hub's merged view.
-func (n *network) onView(c *link.Conn, ev wire.Envelope) {
+func (n *Network) onView(c *link.Conn, ev wire.Envelope) {
 	var v wire.LinkView
 	if err := wire.DecodePayload(ev.Payload, &v); err != nil {
 		n.log.Info("a view event that could not be read was dropped", "box", c.Box(), "err", err)
@@ -284,18 +286,17 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 	}
 }
 
-// netList answers net.list: this box's registry, judged now, and every other
+// List answers net.list: this box's registry, judged now, and every other
 // box's entries as the hub's view holds them, local entries first; one page of
 // them, after page.After.
-func (d *Daemon) netList(page wire.NetListPage) (any, error) {
-	doc, err := d.reg.Read()
+func (n *Network) List(page wire.NetListPage) (any, error) {
+	doc, err := n.reg.Read()
 	if err != nil {
 		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}
-	now := d.cfg.Now()
-	out := wire.NetList{Box: d.cfg.Host, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
-	all := viewEntries(doc, d.cfg.Host, now, nil)
-	n := d.net
+	now := n.now()
+	out := wire.NetList{Box: n.self, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
+	all := viewEntries(doc, n.self, now, nil)
 	var remote map[string]wire.ViewEntry
 	switch {
 	case n.router != nil:
@@ -323,7 +324,7 @@ func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 			}
 		}
 	default:
-		out.Boxes = append(out.Boxes, wire.ViewBox{Box: d.cfg.Host, Up: true})
+		out.Boxes = append(out.Boxes, wire.ViewBox{Box: n.self, Up: true})
 	}
 	for h, e := range remote {
 		if _, ok := all[h]; !ok {
@@ -352,4 +353,53 @@ func entryPage(all map[string]wire.ViewEntry, after string, budget int) ([]wire.
 		out = append(out, all[h])
 	}
 	return out, ""
+}
+
+// Page is what the status page shows of the network: the other boxes'
+// entries and rows, and the list of boxes, from the network view.
+func (n *Network) Page() page.Network {
+	out := page.Network{Remote: map[string]wire.ViewEntry{}, Rows: map[string]wire.ViewRow{}, Boxes: web.Boxes{Known: true, List: []web.BoxState{}}}
+	var list []wire.ViewBox
+	switch {
+	case n.router != nil:
+		out.Remote = n.router.View().Entries(nil, false)
+		out.Rows = n.router.View().Rows(nil, false)
+		list = n.viewBoxes()
+	case len(n.hubs) > 0:
+		h := n.viewHub()
+		h.copy.mu.Lock()
+		out.Boxes.Known, out.Boxes.Why = h.copy.known, h.copy.why
+		if out.Boxes.Known {
+			out.Remote = maps.Clone(h.copy.entries)
+			out.Rows = maps.Clone(h.copy.rows)
+			list = slices.Clone(h.copy.boxes)
+		} else if !h.copy.asOf.IsZero() {
+			out.Boxes.AsOf = h.copy.asOf.UTC().Format(time.RFC3339)
+		}
+		h.copy.mu.Unlock()
+		if !out.Boxes.Known {
+			list = []wire.ViewBox{{Box: n.self, Up: true}, {Box: h.name, Up: false, Reason: out.Boxes.Why}}
+		}
+		for _, h := range n.hubs {
+			if h.keeper.Current() != nil {
+				continue
+			}
+			// A dial that failed made no link for the book to record: the
+			// keeper's last error is why the link is down.
+			why := "not linked yet"
+			if err := h.keeper.LastError(); err != nil {
+				why = err.Error()
+			}
+			if out.Down == nil {
+				out.Down = map[string]string{}
+			}
+			out.Down[h.name] = why
+		}
+	default:
+		list = []wire.ViewBox{{Box: n.self, Up: true}}
+	}
+	for _, b := range list {
+		out.Boxes.List = append(out.Boxes.List, web.BoxState(b))
+	}
+	return out
 }

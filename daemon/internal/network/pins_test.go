@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func TestPinsParseHostsTomlOnlyWhenItChanged(t *testing.T) {
 		}
 	}
 	logs := &testutil.SyncBuffer{}
-	n := &network{log: slog.New(slog.NewTextHandler(logs, nil)), self: "hb", hosts: hosts}
+	n := &Network{log: slog.New(slog.NewTextHandler(logs, nil)), self: "hb", hosts: hosts}
 	const first, second = "ed25519:aaaa", "ed25519:bbbbbbbb"
 	write(first)
 	for range 100 {

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"maps"
@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sotcomm/sotd/daemon/internal/page"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
@@ -17,7 +16,7 @@ import (
 // the status page are read from it.
 type linkBook struct {
 	now  func() time.Time
-	view *page.Page
+	view Page      // nil: no page
 	born time.Time // when the daemon started: the since of a link never up
 
 	mu    sync.Mutex
@@ -31,7 +30,7 @@ type linkEntry struct {
 	refused []wire.RefusedClaim // the hub's last word on claims it refused over conn
 }
 
-func newLinkBook(now func() time.Time, view *page.Page) *linkBook {
+func newLinkBook(now func() time.Time, view Page) *linkBook {
 	return &linkBook{now: now, view: view, born: now(), boxes: map[string]*linkEntry{}}
 }
 
@@ -147,10 +146,9 @@ func (b *linkBook) states(should []string, lastErr func(box string) string) []wi
 // millis is d in milliseconds, to the microsecond.
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// linkStatus answers link.status: the links this daemon's role should hold,
+// Status answers link.status: the links this daemon's role should hold,
 // and how each is now.
-func (d *Daemon) linkStatus() (any, error) {
-	n := d.net
+func (n *Network) Status() (any, error) {
 	st := wire.LinkStatus{Role: wire.LinkRoleStandalone, Reason: n.role.Reason}
 	switch {
 	case n.router != nil:
@@ -171,7 +169,7 @@ func (d *Daemon) linkStatus() (any, error) {
 
 // hubLinkStates is the state of each link to a hub this daemon dials, in
 // hosts.toml's order.
-func (n *network) hubLinkStates() []wire.LinkState {
+func (n *Network) hubLinkStates() []wire.LinkState {
 	book := n.book
 	if n.hubBook != nil {
 		book = n.hubBook

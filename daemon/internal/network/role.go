@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"github.com/sotcomm/sotd/topology"
 )
 
-// checkHosts refuses to start a daemon on a hosts.toml that is there but does
+// CheckHosts refuses to start a daemon on a hosts.toml that is there but does
 // not load. The protocol's rule would make it a hub or guest of no topology,
 // which links to nothing and then answers every send for another box with a
 // misleading "no box knows that handle"; a start that fails names the file and
 // line instead. An absent file is a standalone hub, as it always was.
-func checkHosts(hostsPath string) error {
+func CheckHosts(hostsPath string) error {
 	if hostsPath == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package daemon
+package network
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/daemon/internal/page"
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/hub"
@@ -20,22 +21,27 @@ import (
 	"github.com/sotcomm/sotd/internal/logonce"
 	"github.com/sotcomm/sotd/link"
 	"github.com/sotcomm/sotd/topology"
+	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
 
-// network is this daemon's part in a network of boxes, by its role: a hub
+// Network is this daemon's part in a network of boxes, by its role: a hub
 // serves links and routes what its folder does not hold (router); a guest keeps
 // a link to each hub (hubs) and tells each which handles it holds. A hub of
 // several links to the others as their guest too.
-type network struct {
-	d     *Daemon
+type Network struct {
 	log   *slog.Logger
 	role  topology.Role
 	self  string // this box's name
 	hosts string // hosts.toml's path; "" when there is no place for one
+	home  home.Home
+	now   func() time.Time // judges liveness, stamps lines and links
+	reg   *regcache.Cache  // the daemon's registry cache
+	page  Page             // this box's status page
+	ep    Endpoint         // the daemon's filing
 
 	router *hub.Router // serving links
-	hubs   []*hubLink  // linking to hubs, in hosts.toml's order (hublinks.go)
+	hubs   []*HubLink  // linking to hubs, in hosts.toml's order (hublinks.go)
 	book   *linkBook   // every link's state, for link.status and the page
 	// hubBook is a hub's record of its own links to the other hubs, apart from
 	// book, which holds their links to it under the same box names.
@@ -48,28 +54,66 @@ type network struct {
 	hostsMu    sync.Mutex
 	hostsLast  parsedHosts       // hosts.toml's last parse
 	hostsFault logonce.Condition // hosts.toml does not read: said once, not at each handshake
-
-	// Set by prepare, before any request is served.
-	mgr    lockManager
-	b      *batcher
-	offers *batcher // files offers: a handle listed under this box, or not_here
 }
 
-// newNetwork reads hosts.toml and decides this daemon's role; nothing listens or
-// dials until start. lockWait is the filer's bound on the inbox lock.
-func (d *Daemon) newNetwork(lockWait time.Duration) *network {
-	role := topology.Resolve(d.cfg.Home.Dir, d.cfg.Host, d.cfg.HostsPath, d.log)
-	n := &network{d: d, log: d.log, role: role, self: d.cfg.Host, hosts: d.cfg.HostsPath, book: newLinkBook(d.cfg.Now, d.view), offerWait: lockWait + time.Second}
-	if id, err := identity.Load(d.cfg.Home, d.cfg.Host); err != nil {
-		d.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
+// Config is what the network runs with, all of it the daemon's.
+type Config struct {
+	Home      home.Home
+	Host      string
+	HostsPath string
+	Now       func() time.Time
+	Log       *slog.Logger
+	// LockWait is the filer's bound on the inbox lock.
+	LockWait time.Duration
+	Reg      *regcache.Cache
+	Page     Page
+	// Endpoint files what the network routes here; it is asked only once
+	// requests are served, so it may be made ready after New.
+	Endpoint Endpoint
+}
+
+// Page is what the network shows on, and reads from, the status page.
+type Page interface {
+	SetLink(l web.Link)               // a link's change
+	OwnRows() map[string]wire.ViewRow // this box's rows, by Key, as the view carries them
+}
+
+// Endpoint is what the network needs of the daemon it runs in: its group
+// commit, and its inbox lock's record.
+type Endpoint interface {
+	// Commit files lines for handle's inbox, group-committed with the other
+	// lines waiting for it, and answers each one when it is durable, or
+	// refused. An offer is filed only for a handle this box's registry lists
+	// under this box, else refused not_here; offers have a committer of their
+	// own, so that check is made once per batch.
+	Commit(handle string, lines []filer.Line, offer bool) []Filed
+	// OwnLock says whether the folder's inbox-lock-manager record names this
+	// daemon's inbox lock.
+	OwnLock() bool
+}
+
+// Filed is one line's answer from the group commit.
+type Filed struct {
+	Res wire.CommFiled
+	Err error
+}
+
+// New reads hosts.toml and decides this daemon's role; nothing listens or
+// dials until its services run.
+func New(cfg Config) *Network {
+	role := topology.Resolve(cfg.Home.Dir, cfg.Host, cfg.HostsPath, cfg.Log)
+	n := &Network{log: cfg.Log, role: role, self: cfg.Host, hosts: cfg.HostsPath, home: cfg.Home, now: cfg.Now, reg: cfg.Reg, page: cfg.Page, ep: cfg.Endpoint,
+		book: newLinkBook(cfg.Now, cfg.Page), offerWait: cfg.LockWait + time.Second}
+	if id, err := identity.Load(cfg.Home, cfg.Host); err != nil {
+		n.log.Error("this box has no usable key, so it can neither link nor be linked to", "err", err)
 	} else {
-		d.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
+		n.log.Info("this box's key", "box", id.Box, "key", id.Fingerprint())
 	}
 	book := n.book
 	if role.Serve {
-		own := &directory{reg: d.reg, box: d.cfg.Host}
-		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: d.log})
-		n.hubBook = newLinkBook(d.cfg.Now, nil)
+		own := &directory{reg: cfg.Reg, box: cfg.Host}
+		n.router = hub.New(hub.Config{Wait: n.offerWait, TickWait: tickWait, ShouldLink: n.shouldLink, Boxes: n.everyBox, Own: own.heldOrNone, Log: n.log})
+		n.hubBook = newLinkBook(cfg.Now, nil)
 		book = n.hubBook
 	}
 	for _, h := range role.LinkTo {
@@ -78,54 +122,63 @@ func (d *Daemon) newNetwork(lockWait time.Duration) *network {
 	return n
 }
 
-// prepare gives the network what its requests file through: the daemon's
-// lock manager and batcher, and a batcher of its own for offers.
-func (n *network) prepare(mgr lockManager, f *filer.Filer, b *batcher) {
-	n.mgr, n.b = mgr, b
-	// Offers have a committer of their own, so that the own-box check is made
-	// once per batch with the registry read the batch makes anyway; its appends
-	// and b's for one inbox take turns at the inbox lock.
-	n.offers = newBatcher(n.d.maxBatch, maxWaiting, n.log, func(handle string, lines []filer.Line) ([]filer.Result, error) {
-		return n.d.fileBatch(mgr, f, handle, lines, true)
-	})
+// Router is the hub's router of its links; nil on a box that is no hub.
+func (n *Network) Router() *hub.Router { return n.router }
+
+// HubLinks are this box's links to its hubs, in hosts.toml's order.
+func (n *Network) HubLinks() []*HubLink { return n.hubs }
+
+// Role is this daemon's role, as hosts.toml gave it at start.
+func (n *Network) Role() topology.Role { return n.role }
+
+// Service is one of the network's long-running parts, for the daemon's
+// supervisor: Run works until ctx ends; Policy, when set, is when it runs
+// again after a failure.
+type Service struct {
+	Name   string
+	Run    func(ctx context.Context) error
+	Policy backoff.Policy
 }
 
-// start runs the role's services under sup.
-func (n *network) start(ctx context.Context, sup *supervisor) {
+// Services are the role's services: the hub's link listener and view, and
+// each hub link's keeper and directory.
+func (n *Network) Services() []Service {
+	var out []Service
 	if n.router != nil {
-		sup.start(ctx, service{name: "links", run: n.serveLinks})
-		sup.start(ctx, service{name: "network view", run: n.viewService})
+		out = append(out, Service{Name: "links", Run: n.serveLinks}, Service{Name: "network view", Run: n.viewService})
 	}
-	n.startHubLinks(ctx, sup)
+	for _, h := range n.hubs {
+		out = append(out, Service{Name: "link to " + h.name, Run: h.keeper.Run, Policy: link.Relink}, Service{Name: "directory for " + h.name, Run: h.dir.run})
+	}
+	return out
 }
 
-// drain waits for the offers still running after their request was answered
-// and for the offers' batcher; the links, which hand it offers, and the
-// connections, which start offers, have ended before.
-func (n *network) drain() {
+// Drain waits for the hub's offers still running after their request was
+// answered; the links, which hand it offers, and the connections, which start
+// offers, have ended before.
+func (n *Network) Drain() {
 	if n.router != nil {
 		n.router.Wait()
 	}
-	n.offers.wait()
 }
 
 // serveLinks is the hub's link listener: it admits the boxes hosts.toml pins,
 // at the address it gives this box, and keeps the router's table of them.
-func (n *network) serveLinks(ctx context.Context) error {
+func (n *Network) serveLinks(ctx context.Context) error {
 	t, _, err := topology.Load(n.hosts)
 	if err != nil {
 		return err
 	}
-	hh, ok := t.Host(n.d.cfg.Host)
-	if !t.IsHub(n.d.cfg.Host) || !ok {
-		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.d.cfg.Host))
+	hh, ok := t.Host(n.self)
+	if !t.IsHub(n.self) || !ok {
+		return backoff.NoRestart(fmt.Errorf("hosts.toml no longer names this box, %s, as hub; restart the daemon to take its new role", n.self))
 	}
-	id, err := identity.Load(n.d.cfg.Home, n.d.cfg.Host)
+	id, err := identity.Load(n.home, n.self)
 	if err != nil {
 		return err
 	}
 	srv, err := link.Listen(link.ServerConfig{
-		Config:   link.Config{Box: n.d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log, Ticks: true},
+		Config:   link.Config{Box: n.self, Handler: n.Handle, OnEvent: n.onEvent, OnHealth: n.book.sampled, Log: n.log, Ticks: true},
 		Identity: id,
 		Pins:     n.pins,
 		Addr:     hh.Addr,
@@ -158,7 +211,7 @@ func (n *network) serveLinks(ctx context.Context) error {
 }
 
 // pins asks hosts.toml, as it is now, which box a key is pinned to.
-func (n *network) pins(fp string) (string, bool) {
+func (n *Network) pins(fp string) (string, bool) {
 	p := n.hostsNow()
 	if p.err != nil {
 		n.hostsFault.Fail(n.log, slog.LevelWarn, "hosts.toml could not be read, so no box is admitted", p.err)
@@ -170,11 +223,11 @@ func (n *network) pins(fp string) (string, bool) {
 
 // shouldLink lists the boxes that should hold a link, by hosts.toml as it is
 // now (hostsNow).
-func (n *network) shouldLink() []string { return n.hostsNow().boxes }
+func (n *Network) shouldLink() []string { return n.hostsNow().boxes }
 
 // everyBox lists every box hosts.toml names now (hostsNow), whose derived
 // handles only that box may claim.
-func (n *network) everyBox() []string { return n.hostsNow().all }
+func (n *Network) everyBox() []string { return n.hostsNow().all }
 
 // parsedHosts is hosts.toml as last parsed, or why it did not parse.
 type parsedHosts struct {
@@ -191,7 +244,7 @@ type parsedHosts struct {
 // a peer that handshakes in a loop would have it parsed each time; and it names
 // the boxes that should link in its answer to each line for a handle no box
 // holds, where parsing a hosts.toml of 200 boxes was 80% of the hub's CPU.
-func (n *network) hostsNow() parsedHosts {
+func (n *Network) hostsNow() parsedHosts {
 	now := home.StampFollowing(n.hosts)
 	n.hostsMu.Lock()
 	defer n.hostsMu.Unlock()
@@ -210,11 +263,11 @@ func (n *network) hostsNow() parsedHosts {
 // loadHosts parses hosts.toml; a test counts the parses.
 var loadHosts = topology.Load
 
-// handle answers a request that came over a link: a guest's forward on the hub,
+// Handle answers a request that came over a link (link.Config.Handler): a guest's forward on the hub,
 // the hub's offer on a guest, either one alone or gathered in a comm.file.batch,
 // or either's comm.receipts. Whatever it says, it arrived forwarded, so it is
 // never forwarded or offered on by a guest.
-func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload json.RawMessage) (any, error) {
+func (n *Network) Handle(ctx context.Context, c *link.Conn, op string, payload json.RawMessage) (any, error) {
 	switch op {
 	case wire.OpCommReceipts:
 		return n.receipts(ctx, c, payload)
@@ -228,11 +281,9 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 	if err != nil {
 		return nil, err
 	}
-	b := n.b
-	if !n.serves(c) {
-		b = n.offers // an offer: filed only for a handle this box holds (route)
-	}
-	res, err := n.d.commFile(ctx, b, req, n.d.routeRegistry())
+	// From a box this hub serves, a line to route; else an offer, filed only
+	// for a handle this box holds (route).
+	res, err := n.file(ctx, req, n.routeRegistry(), !n.serves(c))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +292,7 @@ func (n *network) handle(ctx context.Context, c *link.Conn, op string, payload j
 
 // admit reads one comm.file request that came over link c, marked forwarded,
 // and refuses one c may not make.
-func (n *network) admit(ctx context.Context, c *link.Conn, payload json.RawMessage) (wire.CommFile, error) {
+func (n *Network) admit(ctx context.Context, c *link.Conn, payload json.RawMessage) (wire.CommFile, error) {
 	req, err := forwarded(payload)
 	if err == nil {
 		err = n.mayActFor(ctx, c, req.From)
@@ -266,7 +317,7 @@ func forwarded(payload json.RawMessage) (wire.CommFile, error) {
 // (its folder, or its holder's link, which gathers what goes to one box
 // again); on a guest, where every one is an offer, the lines for one inbox are
 // queued together, so they go in one group commit, and are answered together.
-func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawMessage) (any, error) {
+func (n *Network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawMessage) (any, error) {
 	var b wire.CommFileBatch
 	if err := wire.DecodePayload(payload, &b); err != nil {
 		return nil, &wire.Refusal{Op: wire.OpCommFileBatch, Code: wire.CodeBadRequest, Sentence: err.Error()}
@@ -274,7 +325,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	items := make([]wire.FiledItem, len(b.Requests))
 	ahead := link.BatchItems(ctx, len(b.Requests))
 	// One look at the registry, made after every request arrived, routes them all.
-	reg := n.d.routeRegistry()
+	reg := n.routeRegistry()
 	var wg sync.WaitGroup
 	if n.serves(c) {
 		// The requests are read here, one after another, and grouped by
@@ -306,7 +357,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 				}
 				for _, i := range idx {
 					wg.Go(func() {
-						items[i] = wire.ItemOf(n.d.commFile(ctx, n.b, reqs[i], reg))
+						items[i] = wire.ItemOf(n.file(ctx, reqs[i], reg, false))
 						ahead.Answer(wire.IndexedItem{Index: i, FiledItem: items[i]})
 					})
 				}
@@ -321,7 +372,7 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 	for i, raw := range b.Requests {
 		req, err := n.admit(ctx, c, raw)
 		if err == nil {
-			lines[i], err = n.d.lineOf(req)
+			lines[i], err = n.lineOf(req)
 		}
 		if err == nil && !reg.lists(req.To, true) {
 			err = wire.NoBoxKnows(req.To, nil)
@@ -341,8 +392,8 @@ func (n *network) fileBatch(ctx context.Context, c *link.Conn, payload json.RawM
 				ls[k] = lines[i]
 			}
 			answered := make([]wire.IndexedItem, len(idx))
-			for k, o := range n.offers.fileAll(to, ls) {
-				items[idx[k]] = wire.ItemOf(filedAs(to, o))
+			for k, o := range n.ep.Commit(to, ls, true) {
+				items[idx[k]] = wire.ItemOf(o.Res, o.Err)
 				answered[k] = wire.IndexedItem{Index: idx[k], FiledItem: items[idx[k]]}
 			}
 			ahead.Answer(answered...)
@@ -363,7 +414,7 @@ const holdWait = time.Second
 // hub's word, since the hub checked the box that asked before it asked anyone
 // on, and its own socket is its owner's (so does a hub, over its link to
 // another hub).
-func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
+func (n *Network) mayActFor(ctx context.Context, c *link.Conn, handle string) error {
 	if !n.serves(c) || handle == page.Sender(c.Box()) || n.router.Holds(ctx, c, handle, holdWait) {
 		return nil
 	}
@@ -373,7 +424,7 @@ func (n *network) mayActFor(ctx context.Context, c *link.Conn, handle string) er
 
 // onEvent takes a guest's directory events on the hub, the hub's word on the
 // claims it refused on a guest, and the view events of either end.
-func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
+func (n *Network) onEvent(c *link.Conn, ev wire.Envelope) {
 	switch {
 	case ev.Op == wire.OpLinkView:
 		n.onView(c, ev)
@@ -386,7 +437,7 @@ func (n *network) onEvent(c *link.Conn, ev wire.Envelope) {
 
 // onDirectory applies a guest's directory event on the hub, and tells the
 // guest the claims it refused, so that box can say so.
-func (n *network) onDirectory(c *link.Conn, ev wire.Envelope) {
+func (n *Network) onDirectory(c *link.Conn, ev wire.Envelope) {
 	var d wire.LinkDirectory
 	if err := wire.DecodePayload(ev.Payload, &d); err != nil {
 		n.log.Info("a directory event that could not be read was dropped", "box", c.Box(), "err", err)
@@ -403,7 +454,7 @@ func (n *network) onDirectory(c *link.Conn, ev wire.Envelope) {
 // onRefusedClaims takes the hub's word, on a guest, on the claims of this
 // box's that it refused: mail to those handles does not reach this box, which
 // its log, link.status and sotd doctor say.
-func (n *network) onRefusedClaims(c *link.Conn, ev wire.Envelope) {
+func (n *Network) onRefusedClaims(c *link.Conn, ev wire.Envelope) {
 	var cl wire.LinkClaims
 	if err := wire.DecodePayload(ev.Payload, &cl); err != nil || len(cl.Refused) == 0 {
 		return

@@ -1,8 +1,9 @@
-package daemon
+package network
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -15,12 +16,12 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// hubLink is this daemon's link to one hub of several (hosts.toml's hubs):
+// HubLink is this daemon's link to one hub of several (hosts.toml's hubs):
 // what a guest of one hub keeps, once per hub. A guest links to every hub; a
 // hub links to every other hub, as their guest, so its own handles are
 // reached through them. Each hub builds its directory from its own links and
 // checks each claim as it always did; no hub trusts another's directory.
-type hubLink struct {
+type HubLink struct {
 	name   string
 	keeper *link.Keeper
 	dir    *directory // tells this hub which handles this box holds
@@ -43,12 +44,11 @@ const hedgeAfter = time.Second
 const shunFor = 15 * time.Second
 
 // newHubLink makes the link to hub; nothing dials until start.
-func (n *network) newHubLink(hub string, book *linkBook) *hubLink {
-	d := n.d
-	h := &hubLink{name: hub, copy: &netCopy{}}
-	h.dir = &directory{reg: d.reg, box: d.cfg.Host, log: d.log, every: directoryEvery, now: d.cfg.Now, rows: d.view.OwnRows}
+func (n *Network) newHubLink(hub string, book *linkBook) *HubLink {
+	h := &HubLink{name: hub, copy: &netCopy{}}
+	h.dir = &directory{reg: n.reg, box: n.self, log: n.log, every: directoryEvery, now: n.now, rows: n.page.OwnRows}
 	h.keeper = &link.Keeper{
-		Config:  link.Config{Box: d.cfg.Host, Handler: n.handle, OnEvent: n.onEvent, OnHealth: book.sampled, Log: d.log, Ticks: true},
+		Config:  link.Config{Box: n.self, Handler: n.Handle, OnEvent: n.onEvent, OnHealth: book.sampled, Log: n.log, Ticks: true},
 		Resolve: func() (link.Target, error) { return n.resolve(hub) },
 		Up: func(c *link.Conn) {
 			h.setConn(c)
@@ -62,59 +62,62 @@ func (n *network) newHubLink(hub string, book *linkBook) *hubLink {
 			if err := c.Err(); err != nil {
 				why += ": " + err.Error()
 			}
-			h.copy.lost(d.cfg.Now(), why)
+			h.copy.lost(n.now(), why)
 		},
 	}
 	return h
 }
 
-func (h *hubLink) setConn(c *link.Conn) {
+func (h *HubLink) setConn(c *link.Conn) {
 	h.mu.Lock()
 	h.conn = c
 	h.mu.Unlock()
 }
 
-// current is the link to this hub while it is up, else nil.
-func (h *hubLink) current() *link.Conn {
+// Conn is the link to this hub while it is up, else nil.
+func (h *HubLink) Conn() *link.Conn {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.conn
 }
 
 // shunned says whether this hub is passed over now.
-func (h *hubLink) shunned(now time.Time) bool {
+func (h *HubLink) shunned(now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return now.Before(h.shunUntil)
 }
 
 // shun passes this hub over for shunFor, or lets it be tried first again.
-func (h *hubLink) shun(until time.Time) {
+func (h *HubLink) shun(until time.Time) {
 	h.mu.Lock()
 	h.shunUntil = until
 	h.mu.Unlock()
 }
 
-// names says whether this hub's view, as it last said it, lists handle.
-func (h *hubLink) names(handle string) bool {
+// Keeper is what keeps this link up, relinking when it ends.
+func (h *HubLink) Keeper() *link.Keeper { return h.keeper }
+
+// Names says whether this hub's view, as it last said it, lists handle.
+func (h *HubLink) Names(handle string) bool {
 	h.copy.mu.Lock()
 	defer h.copy.mu.Unlock()
 	_, ok := h.copy.entries[handle]
 	return h.copy.known && ok
 }
 
-// startHubLinks runs each hub link's keeper and directory under sup.
-func (n *network) startHubLinks(ctx context.Context, sup *supervisor) {
-	for _, h := range n.hubs {
-		sup.start(ctx, service{name: "link to " + h.name, run: h.keeper.Run, policy: link.Relink})
-		sup.start(ctx, service{name: "directory for " + h.name, run: h.dir.run})
-	}
+// Copy is this box's copy of this hub's view: whether it is known now, why
+// not, and the handles it names.
+func (h *HubLink) Copy() (known bool, why string, handles []string) {
+	h.copy.mu.Lock()
+	defer h.copy.mu.Unlock()
+	return h.copy.known, h.copy.why, slices.Sorted(maps.Keys(h.copy.entries))
 }
 
 // hubLinkOf is the hub link c is of, by the hub it dialed; nil for a link
 // this hub serves (a guest's, or another hub's as its guest). It holds from
 // the link's first frame, before the keeper's Up has run.
-func (n *network) hubLinkOf(c *link.Conn) *hubLink {
+func (n *Network) hubLinkOf(c *link.Conn) *HubLink {
 	if !c.Dialed() {
 		return nil
 	}
@@ -129,18 +132,18 @@ func (n *network) hubLinkOf(c *link.Conn) *hubLink {
 // serves says whether a request or event over c comes from a box linked to
 // this hub, which it routes or checks; else it comes from a hub this box links
 // to, whose offers it only files, and whose word it takes.
-func (n *network) serves(c *link.Conn) bool {
+func (n *Network) serves(c *link.Conn) bool {
 	return n.router != nil && !c.Dialed()
 }
 
 // resolve is where the link to hub goes, read again before every attempt, with
 // the key as it is on disk now.
-func (n *network) resolve(hub string) (link.Target, error) {
+func (n *Network) resolve(hub string) (link.Target, error) {
 	t, _, err := topology.Load(n.hosts)
 	if err != nil {
 		return link.Target{}, err
 	}
-	self := n.d.cfg.Host
+	self := n.self
 	if t.IsHub(self) != (n.router != nil) {
 		return link.Target{}, fmt.Errorf("hosts.toml changed whether this box, %s, is a hub; restart the daemon to take its new role", self)
 	}
@@ -151,7 +154,7 @@ func (n *network) resolve(hub string) (link.Target, error) {
 	if !ok {
 		return link.Target{}, fmt.Errorf("hosts.toml has no [host.%s] for its hub", hub)
 	}
-	id, err := identity.Load(n.d.cfg.Home, self)
+	id, err := identity.Load(n.home, self)
 	if err != nil {
 		return link.Target{}, err
 	}
@@ -161,11 +164,11 @@ func (n *network) resolve(hub string) (link.Target, error) {
 // hubOrder lists the hubs up now in the order a line for to tries them: those
 // whose view names to first, then the rest, hubs passed over last, each group
 // in hosts.toml's order.
-func (n *network) hubOrder(to string) []*hubLink {
+func (n *Network) hubOrder(to string) []*HubLink {
 	now := time.Now() // shunning is wall time, whatever clock judges liveness
-	rank := func(h *hubLink) int {
+	rank := func(h *HubLink) int {
 		r := 0
-		if !h.names(to) {
+		if !h.Names(to) {
 			r++
 		}
 		if h.shunned(now) {
@@ -173,21 +176,21 @@ func (n *network) hubOrder(to string) []*hubLink {
 		}
 		return r
 	}
-	var up []*hubLink
+	var up []*HubLink
 	for _, h := range n.hubs {
-		if h.current() != nil {
+		if h.Conn() != nil {
 			up = append(up, h)
 		}
 	}
-	slices.SortStableFunc(up, func(a, b *hubLink) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(up, func(a, b *HubLink) int { return rank(a) - rank(b) })
 	return up
 }
 
 // namedBy says whether a hub other than this box's own router names handle
 // in its view: a line its own router holds nobody for goes there.
-func (n *network) namedBy(handle string) bool {
+func (n *Network) namedBy(handle string) bool {
 	for _, h := range n.hubs {
-		if h.current() != nil && h.names(handle) {
+		if h.Conn() != nil && h.Names(handle) {
 			return true
 		}
 	}
@@ -195,7 +198,7 @@ func (n *network) namedBy(handle string) bool {
 }
 
 // hubNames lists the hubs this box links to.
-func (n *network) hubNames() []string {
+func (n *Network) hubNames() []string {
 	out := make([]string, len(n.hubs))
 	for i, h := range n.hubs {
 		out[i] = h.name
@@ -205,7 +208,7 @@ func (n *network) hubNames() []string {
 
 // viewHub is the hub whose view this box shows: the first whose view is
 // known now, else the first.
-func (n *network) viewHub() *hubLink {
+func (n *Network) viewHub() *HubLink {
 	for _, h := range n.hubs {
 		h.copy.mu.Lock()
 		known := h.copy.known
@@ -221,11 +224,11 @@ func (n *network) viewHub() *hubLink {
 // hosts.toml serves already (one folder shared over NFS): the folder's
 // inbox-lock-manager record names one writer, its hub's, so a folder has one
 // hub however many the network has.
-func (n *network) oneHubPerFolder() error {
+func (n *Network) OneHubPerFolder() error {
 	if !n.role.Serve || len(n.role.LinkTo) == 0 {
 		return nil
 	}
-	h := n.d.cfg.Home
+	h := n.home
 	for _, other := range n.role.LinkTo {
 		r, running, err := presence.Running(h, other)
 		if err != nil || !running {
@@ -233,14 +236,14 @@ func (n *network) oneHubPerFolder() error {
 		}
 		return fmt.Errorf("this comm folder, %s, is already served by the hub %s (pid %d, as %s records), and a folder keeps one hub: its inbox-lock-manager record names one writer; "+
 			"a folder shared over NFS has one hub, the others a folder of their own. Give this box, %s, a comm folder on its own disk ($SOT_COMM_HOME), or take it out of hubs in hosts.toml and start it again as a guest",
-			h.Dir, other, r.PID, presence.Record(h, other), n.d.cfg.Host)
+			h.Dir, other, r.PID, presence.Record(h, other), n.self)
 	}
 	return nil
 }
 
 // attempt is one hub's answer to a forwarded line.
 type attempt struct {
-	hub *hubLink
+	hub *HubLink
 	res wire.CommFiled
 	err error
 }
@@ -252,10 +255,10 @@ type attempt struct {
 // more through another hub, with the same message id: a line both file is
 // filed once (the receiving inbox takes an id once). The answer is the first
 // filed; else "may still be filed" when a hub gave none; else a refusal.
-func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
+func (n *Network) forward(ctx context.Context, req wire.CommFile) (wire.CommFiled, error) {
 	order := n.hubOrder(req.To)
 	if len(order) == 0 {
-		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.d.cfg.Host, hubWord(n.hubNames()), req.To, n.d.cfg.Host)
+		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "this box, %s, holds no link to its %s, so @%s was not forwarded — nothing was appended; the link is retried by itself, and the daemon's log on %s says why it is down", n.self, hubWord(n.hubNames()), req.To, n.self)
 	}
 	for _, h := range order {
 		h.dir.tell(req.From)
@@ -265,7 +268,7 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 	defer cancel()
 	req.Forwarded = true
 	answers := make(chan attempt, 2)
-	send := func(h *hubLink, wait time.Duration) {
+	send := func(h *HubLink, wait time.Duration) {
 		go func() {
 			res, err := n.through(ctx, h, req, wait)
 			answers <- attempt{hub: h, res: res, err: err}
@@ -309,7 +312,7 @@ func (n *network) forward(ctx context.Context, req wire.CommFile) (wire.CommFile
 
 // settle notes which hub answered: when another was tried too because the
 // first did not answer in time, the first is passed over for a while.
-func (n *network) settle(order []*hubLink, answered *hubLink, hedged bool) {
+func (n *Network) settle(order []*HubLink, answered *HubLink, hedged bool) {
 	answered.shun(time.Time{})
 	if hedged && answered != order[0] {
 		order[0].shun(time.Now().Add(shunFor))
@@ -318,8 +321,8 @@ func (n *network) settle(order []*hubLink, answered *hubLink, hedged bool) {
 }
 
 // through sends req through hub h, once, and answers with h's verdict.
-func (n *network) through(ctx context.Context, h *hubLink, req wire.CommFile, wait time.Duration) (wire.CommFiled, error) {
-	c := h.current()
+func (n *Network) through(ctx context.Context, h *HubLink, req wire.CommFile, wait time.Duration) (wire.CommFiled, error) {
+	c := h.Conn()
 	if c == nil {
 		return wire.CommFiled{}, wire.Refuse(wire.CodeNotLinked, "the link to the hub %s went down before @%s was sent to it — nothing was sent there", h.name, req.To)
 	}

@@ -186,7 +186,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer b.wait()
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.role.String())
 	d.rows = workspace.New(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
-	d.rows.Share(d.reg.Read, d.view.Kick)
+	d.rows.Share(d.reg.View, d.view.Kick)
 	d.rows.Discover()
 	defer d.rows.Close()
 	d.pageBatch = b

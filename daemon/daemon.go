@@ -159,7 +159,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Manager = own
 	f.Log = d.log
 	f.Observer = observer{}
-	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}})
+	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}, Registry: d.reg.Read})
 	d.net = d.newNetwork(f.LockWait)
 	close(d.netSet)
 	if err := d.net.oneHubPerFolder(); err != nil {

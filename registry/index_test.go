@@ -60,14 +60,7 @@ func TestIndexSinceReadsAsAFreshRead(t *testing.T) {
 		{"no longer one document", "", func() error { return edit(h, "\n}\n", "\n}\n{}") }},
 		{"the second document gone", "", func() error { return edit(h, "\n}\n{}", "\n}\n") }},
 	}
-	x, err := ReadIndex(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := ReadSnapshot(h, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, snap := firstReads(t, h)
 	for _, w := range writes {
 		if err := w.do(); err != nil {
 			t.Fatalf("%s: %v", w.name, err)
@@ -90,14 +83,7 @@ func TestIndexSinceReadsAsAFreshRead(t *testing.T) {
 func TestIndexSinceOfRandomEdits(t *testing.T) {
 	h := newHome(t)
 	writeRegistry(t, h, string(rowsBody(t, 12)))
-	x, err := ReadIndex(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := ReadSnapshot(h, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, snap := firstReads(t, h)
 	r := rand.New(rand.NewPCG(1, 2))
 	bits := []string{`"`, `\`, `{`, `}`, `[`, `]`, `,`, `:`, ` `, `1`, `-`, `e`, `null`, `true`, `"x"`, `{"a":1}`, `"\u00e9"`, "\x01", "é"}
 	one := 0 // edits read as a change of one row
@@ -135,6 +121,20 @@ func TestIndexSinceOfRandomEdits(t *testing.T) {
 		t.Errorf("%d of the edits were read as a change of one row; the test means to try that read", one)
 	}
 	t.Logf("%d edits read as a change of one row", one)
+}
+
+// firstReads is a reader's first index and snapshot of h's registry.
+func firstReads(t *testing.T, h home.Home) (*Index, *Snapshot) {
+	t.Helper()
+	x, err := ReadIndex(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _, err := ReadSnapshot(h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, snap
 }
 
 // sameAsFresh reads the registry from x and fresh, and fails unless the two

@@ -164,7 +164,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	f.Manager = own
 	f.Log = d.log
 	f.Observer = observer{}
-	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}})
+	d.view = page.New(page.Config{Home: h, Host: d.cfg.Host, Addr: d.cfg.HTTP, Log: d.log, Now: d.cfg.Now, Src: pageSource{d}, Registry: d.reg.Read})
 	d.net = network.New(network.Config{Home: h, Host: d.cfg.Host, HostsPath: d.cfg.HostsPath, Now: d.cfg.Now, Log: d.log, LockWait: f.LockWait, Reg: d.reg, Page: d.view, Endpoint: filing{d}})
 	close(d.netSet)
 	if err := d.net.OneHubPerFolder(); err != nil {
@@ -192,7 +192,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer d.batch.wait()
 	d.log.Info("sotd serving", "socket", d.cfg.Socket, "home", h.Dir, "host", d.cfg.Host, "pid", os.Getpid(), "lock_manager", own, "role", d.net.Role().String())
 	d.rows = workspace.New(h, d.cfg.Host, d.log, d.cfg.Now, d.cfg.Rows(h, d.cfg.Host, rows.Options{Now: d.cfg.Now}))
-	d.rows.Share(d.reg.Read, d.view.Kick)
+	d.rows.Share(d.reg.View, d.view.Kick)
 	d.rows.Discover()
 	defer d.rows.Close()
 	// Offers have a committer of their own, so that the own-box check is made

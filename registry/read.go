@@ -27,7 +27,7 @@ func Read(h home.Home) (*Doc, error) {
 	}
 	d, why := parse(b)
 	if why != "" {
-		return nil, fmt.Errorf("%w: %s %s; if it stays so, move it aside by hand and the next comm command starts an empty one", ErrUnreadable, path, why)
+		return nil, unreadableFile(path, why)
 	}
 	return d, nil
 }

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/sotcomm/sotd/home"
 )
@@ -23,7 +22,7 @@ func ReadRows(h home.Home, names ...string) (*Doc, error) {
 	}
 	d, why := parseRows(b, names)
 	if why != "" {
-		return nil, fmt.Errorf("%w: %s %s; if it stays so, move it aside by hand and the next comm command starts an empty one", ErrUnreadable, path, why)
+		return nil, unreadableFile(path, why)
 	}
 	return d, nil
 }
@@ -89,8 +88,10 @@ type picker struct {
 	b       []byte
 	i       int
 	want    map[string]bool
-	all     bool                       // every row is wanted (Index)
+	all     bool                       // every row is wanted (Index), in names and spans
 	rows    map[string]json.RawMessage // the wanted rows of the last .agents
+	names   []string                   // with all: every row of the last .agents, in order
+	spans   []span                     // with all: where each of names is
 	version json.RawMessage            // the last top-level protocol_version
 	agents  bool                       // the last top-level .agents is an object
 
@@ -154,6 +155,7 @@ func (p *picker) top() bool {
 				return p.value(2)
 			}
 			p.rows, p.starts = map[string]json.RawMessage{}, map[string]int{}
+			p.names, p.spans = nil, nil
 			p.agentN++
 			return p.object(2, func(raw []byte, plain bool) bool {
 				start := p.i
@@ -186,11 +188,14 @@ func (p *picker) top() bool {
 
 // take keeps the row just walked, which began at start.
 func (p *picker) take(name string, start int) {
-	p.rows[name] = p.b[start:p.i]
-	if !p.all {
-		p.starts[name] = start
-		p.hits++
+	if p.all {
+		p.names = append(p.names, name)
+		p.spans = append(p.spans, span{start, p.i})
+		return
 	}
+	p.rows[name] = p.b[start:p.i]
+	p.starts[name] = start
+	p.hits++
 }
 
 // object walks an object at depth, handing each member's key (as written,

@@ -9,16 +9,24 @@ import (
 )
 
 // BenchmarkReadRowsSize is one row's read (Lookup), the whole registry's
-// (Read), the daemon's index of it (ReadIndex) and a write of one row in place
-// (Mark), with 10 rows and with 10,000, in turn in each op; it reports each
-// one's µs and the large case's time over the small one's, in the same run.
+// (Read), the daemon's index of it (ReadIndex), a write of one row in place
+// (Mark), and the daemon's index read again after that write from the one
+// before it (ReadIndexSince), with 10 rows and with 10,000, in turn in each
+// op; it reports each one's µs and the large case's time over the small
+// one's, in the same run.
 //
 //	go test -run='^$' -bench=ReadRowsSize -benchtime=100x ./registry/
 func BenchmarkReadRowsSize(b *testing.B) {
 	sizes := []int{10, 10000}
 	homes := make([]home.Home, len(sizes))
+	last := map[home.Home]*Index{}
 	for i, n := range sizes {
 		homes[i] = rowsHome(b, n)
+		x, err := ReadIndex(homes[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		last[homes[i]] = x
 	}
 	reads := []struct {
 		name string
@@ -29,6 +37,14 @@ func BenchmarkReadRowsSize(b *testing.B) {
 		{"index", func(h home.Home) error { _, err := ReadIndex(h); return err }},
 		{"write", func(h home.Home) error {
 			return Mark(h, "s00001", TouchWait, func(e *Entry) error { e.Note = time.Now().String(); return nil })
+		}},
+		{"index-after-write", func(h home.Home) error {
+			x, ch, err := ReadIndexSince(h, last[h])
+			if err == nil && ch.Whole {
+				err = fmt.Errorf("a write of one row was read whole")
+			}
+			last[h] = x
+			return err
 		}},
 	}
 	took := make([][2]time.Duration, len(reads))

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/web"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -78,7 +77,7 @@ func (v *Page) lookRegistry(seen home.Stamp) home.Stamp {
 		v.setAgents(nil)
 		return seen
 	}
-	doc, err := registry.Read(v.cfg.Home)
+	doc, err := v.cfg.Registry()
 	if err != nil {
 		v.cfg.Log.Debug("the page's agents were not updated", "err", err)
 		v.setAgents(nil)

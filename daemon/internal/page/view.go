@@ -88,6 +88,10 @@ type Config struct {
 	Log  *slog.Logger
 	Now  func() time.Time
 	Src  Source
+	// Registry reads the registry as registry.Read does: the daemon's cache
+	// of its last parse, so a change of one row is not a parse of every row
+	// here too; nil reads the file.
+	Registry func() (*registry.Doc, error)
 }
 
 // New makes a page; Watch keeps it current and Serve serves it.
@@ -97,6 +101,10 @@ func New(cfg Config) *Page {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		h := cfg.Home
+		cfg.Registry = func() (*registry.Doc, error) { return registry.Read(h) }
 	}
 	bus := events.New()
 	v := &Page{cfg: cfg, kick: make(chan struct{}, 1), bus: bus, host: cfg.Host, now: cfg.Now, entries: map[string]registry.Entry{}, unread: map[string]int{}, live: map[string]bool{}, links: map[string]web.Link{}, remote: map[string]wire.ViewEntry{}, netRows: map[string]wire.ViewRow{}, boxes: web.Boxes{Known: true, List: []web.BoxState{}}}

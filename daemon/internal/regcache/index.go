@@ -9,11 +9,12 @@ import (
 
 // Index keeps the daemon's last registry.Index, for registry.rows, by
 // Cache's rule: the file is looked at for each read (the look before the
-// read) and walked again when it changed; any failure drops the kept index.
+// read) and read again when it changed; any failure drops the kept index.
 // It is not Cache's whole parse: a session's hooks write the registry at each
 // turn's start and end, and the first ask after a write would wait for every
 // row of a large registry to be decoded; an index only finds them, and the
-// asker decodes the rows it asked for.
+// asker decodes the rows it asked for. A write of one row in place is walked
+// as that row alone (registry.ReadIndexSince).
 type Index struct {
 	h home.Home
 
@@ -33,8 +34,9 @@ func (c *Index) Read() (*registry.Index, error) {
 	if !file.Absent() && file.Same(c.file) {
 		return c.x, nil
 	}
+	last := c.x
 	c.file, c.x = home.Stamp{}, nil
-	x, err := registry.ReadIndex(c.h)
+	x, _, err := registry.ReadIndexSince(c.h, last)
 	if err != nil {
 		return nil, err
 	}

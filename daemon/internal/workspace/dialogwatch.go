@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/internal/ctxsleep"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
@@ -38,11 +39,11 @@ func (w dialogWatch) run(ctx context.Context) error {
 // registry is read first: while no row's turn runs nor shows a dialog, the
 // rows are not even listed (a tmux listing is a process of its own).
 func (w dialogWatch) pass() error {
-	doc, err := w.m.reg.read()
+	v, err := w.m.reg.view()
 	if err != nil {
 		return err
 	}
-	if !w.anyWatched(doc) {
+	if !w.anyWatched(v) {
 		return nil
 	}
 	infos, err := w.m.b.List()
@@ -59,7 +60,7 @@ func (w dialogWatch) pass() error {
 		if ri.Spec.Agent != rows.Claude || ri.Phase != rows.Ready {
 			continue
 		}
-		if h, e := w.m.handleOf(doc, ri.Spec); e != nil && watched(e) {
+		if h, e := w.m.handleOf(v, ri.Spec); e != nil && watched(e) {
 			rs = append(rs, row{ri.Spec.ID, h, e})
 			ids = append(ids, ri.Spec.ID)
 		}
@@ -97,9 +98,9 @@ func (w dialogWatch) pass() error {
 func watched(e *registry.Entry) bool { return e.Floor != "" || e.Dialog != "" }
 
 // anyWatched reports whether any handle bound to a row on this box is watched.
-func (w dialogWatch) anyWatched(doc *registry.Doc) bool {
-	for _, e := range doc.Agents {
-		if e.Host == w.m.host && e.WorkspaceID != "" && watched(e) {
+func (w dialogWatch) anyWatched(v *regcache.View) bool {
+	for _, h := range v.Held(w.m.host) {
+		if watched(v.Doc.Agents[h]) {
 			return true
 		}
 	}

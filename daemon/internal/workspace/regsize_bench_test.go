@@ -17,14 +17,16 @@ import (
 
 // BenchmarkPollRegistrySize is one tick of the daemon's own registry polls
 // (the wake's listing of rows, the dialog watch's pass, the page's list of
-// rows) on a home whose registry lists 10 entries and on one that lists
-// 10,000, in turn in each op, the registry unchanged since the last tick. It reports each case's µs and the large case's
-// time over the small one's, wall and CPU (the process's: getrusage),
-// measured in the same run.
+// rows) over three fake-agent rows that hold a handle each, on a home whose
+// registry lists 10 entries and on one that lists 10,000, in turn in each op,
+// the registry unchanged since the last tick. It reports each case's µs and
+// the large case's time over the small one's, wall and CPU (the process's:
+// getrusage), measured in the same run.
 //
 //	go test -run='^$' -bench=PollRegistrySize -benchtime=200x ./daemon/internal/workspace/
 func BenchmarkPollRegistrySize(b *testing.B) {
 	sizes := []int{10, 10000}
+	const held = 3
 	managers := make([]*Manager, len(sizes))
 	for i, n := range sizes {
 		h := rigtest.NewHome(b)
@@ -35,6 +37,21 @@ func BenchmarkPollRegistrySize(b *testing.B) {
 		rigtest.WriteRegistry(b, h, seen)
 		m := New(h, "box", slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, rows.NewPTY(rows.Options{}))
 		b.Cleanup(m.Close)
+		for k := range held {
+			spawn, _ := rigtest.FakeSpawn(b, "idle", fmt.Sprintf("Idle-%02d", k))
+			if _, err := m.Spawn(spawn); err != nil {
+				b.Fatal(err)
+			}
+		}
+		testutil.Eventually(b, 10*time.Second, "the rows to be Ready with their handles", func() bool {
+			n := 0
+			for _, r := range (WakeRows{m}).List() {
+				if r.Ready && r.Handle != "" {
+					n++
+				}
+			}
+			return n == held
+		})
 		managers[i] = m
 	}
 	tick := func(m *Manager) {

@@ -53,18 +53,30 @@ type Manager struct {
 }
 
 func New(h home.Home, host string, log *slog.Logger, now func() time.Time, b rows.Backend) *Manager {
-	return &Manager{home: h, host: host, log: log, now: now, b: b, reg: regSource{read: regcache.New(h).Read}, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
+	return &Manager{home: h, host: host, log: log, now: now, b: b, reg: regSource{view: regcache.New(h).View}, changed: make(chan struct{}, 1), typing: map[string]*typist{}}
 }
 
-// Share makes the manager read the registry through read (the daemon's cache
+// Share makes the manager read the registry through view (the daemon's cache
 // of its last parse) and tell notify when the rows or their handles change
 // (the status page's watch).
-func (m *Manager) Share(read func() (*registry.Doc, error), notify func()) {
-	m.reg, m.notify = regSource{read: read}, notify
+func (m *Manager) Share(view func() (*regcache.View, error), notify func()) {
+	m.reg, m.notify = regSource{view: view}, notify
 }
 
-// regSource is how the manager reads the registry.
-type regSource struct{ read func() (*registry.Doc, error) }
+// regSource is how the manager reads the registry: the view of the last
+// parse, whose lookups of the rows' handles cost no walk of every entry.
+type regSource struct {
+	view func() (*regcache.View, error)
+}
+
+// read is the registry's parse, for a reader of named entries.
+func (r regSource) read() (*registry.Doc, error) {
+	v, err := r.view()
+	if err != nil {
+		return nil, err
+	}
+	return v.Doc, nil
+}
 
 // Discover takes on the rows a previous daemon left running (tmux rows outlive
 // it) and records their runners, so comm commands inside them pass the
@@ -183,7 +195,7 @@ func (m *Manager) List() (wire.WorkspaceList, error) {
 	if err != nil {
 		return wire.WorkspaceList{}, rowRefusal("the rows could not be listed", err)
 	}
-	doc, err := m.reg.read()
+	v, err := m.reg.view()
 	if err != nil {
 		m.unreadable.Fail(m.log, slog.LevelWarn, "rows listed without their agents' facts: the registry does not read", err)
 	} else {
@@ -198,7 +210,7 @@ func (m *Manager) List() (wire.WorkspaceList, error) {
 		if !ri.Started.IsZero() {
 			w.Started = ri.Started.UTC().Format(time.RFC3339)
 		}
-		if h, e := m.handleOf(doc, ri.Spec); e != nil {
+		if h, e := m.handleOf(v, ri.Spec); e != nil {
 			w.AgentHandle, w.AgentState, w.AgentSummary, w.AgentStatusAt = h, e.State, e.Summary, e.StatusAt
 		}
 		out.Workspaces = append(out.Workspaces, w)
@@ -206,30 +218,23 @@ func (m *Manager) List() (wire.WorkspaceList, error) {
 	return out, nil
 }
 
-// handlesOf are the handles the registry binds to row on this box, the spec's
-// own first; doc may be nil.
-func (m *Manager) handlesOf(doc *registry.Doc, spec rows.Spec) []string {
-	if doc == nil {
-		return nil
+// handleOf is the handle a row acts as and its entry: of the handles the
+// registry binds to the row on this box, the spec's own, else the first by
+// name; none when it binds none (a newer row took it, or it never had one).
+// v may be nil.
+func (m *Manager) handleOf(v *regcache.View, spec rows.Spec) (string, *registry.Entry) {
+	if v == nil {
+		return "", nil
 	}
-	var hs []string
-	for name, e := range doc.Agents {
-		if e.Host == m.host && e.WorkspaceID == spec.ID {
-			hs = append(hs, name)
-		}
-	}
-	sortFirst(hs, spec.Handle)
-	return hs
-}
-
-// handleOf is the handle a row acts as and its entry; none when the registry
-// binds no handle to it (a newer row took it, or it never had one).
-func (m *Manager) handleOf(doc *registry.Doc, spec rows.Spec) (string, *registry.Entry) {
-	hs := m.handlesOf(doc, spec)
+	hs := v.Bound(m.host, spec.ID)
 	if len(hs) == 0 {
 		return "", nil
 	}
-	return hs[0], doc.Agents[hs[0]]
+	h := hs[0]
+	if slices.Contains(hs, spec.Handle) {
+		h = spec.Handle
+	}
+	return h, v.Doc.Agents[h]
 }
 
 // Screen is what the row shows, as pty.screen answers it.
@@ -312,21 +317,6 @@ func rowRefusal(what string, err error) error {
 		return err
 	}
 	return wire.Refuse(rows.Code(err), "%s: %v", what, err)
-}
-
-// sortFirst sorts hs by name with first, when present, in front.
-func sortFirst(hs []string, first string) {
-	slices.SortFunc(hs, func(a, b string) int {
-		switch {
-		case a == b:
-			return 0
-		case a == first:
-			return -1
-		case b == first:
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
 }
 
 // Stream is a streaming op's side of its connection.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sotcomm/sotd/daemon/internal/regcache"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -89,11 +90,11 @@ func (s *stamper) stamp() error {
 		}
 		sessions = append(sessions, rec)
 	}
-	doc, err := s.m.reg.read()
+	v, err := s.m.reg.view()
 	if err != nil {
 		return errors.Join(recErr, err)
 	}
-	if len(sessions) == 0 && !s.holdsRunning(doc, running) {
+	if len(sessions) == 0 && !s.holdsRunning(v, running) {
 		return recErr // nothing to stamp: the registry lock is not taken
 	}
 	now := s.now()
@@ -129,11 +130,11 @@ func (s *stamper) stamp() error {
 	return recErr
 }
 
-// holdsRunning says whether doc binds a handle to one of this box's running
+// holdsRunning says whether v binds a handle to one of this box's running
 // rows.
-func (s *stamper) holdsRunning(doc *registry.Doc, running map[string]bool) bool {
-	for _, e := range doc.Agents {
-		if e.Host == s.m.host && running[e.WorkspaceID] {
+func (s *stamper) holdsRunning(v *regcache.View, running map[string]bool) bool {
+	for id := range running {
+		if len(v.Bound(s.m.host, id)) > 0 {
 			return true
 		}
 	}

@@ -22,14 +22,14 @@ func (w WakeRows) List() []wake.Row {
 		w.m.log.Debug("the wake sees no rows this tick", "err", err)
 		return nil
 	}
-	doc, err := w.m.reg.read()
+	v, err := w.m.reg.view()
 	if err != nil {
 		w.m.log.Debug("the wake sees no row's handle this tick", "err", err)
-		doc = nil
+		v = nil
 	}
 	out := make([]wake.Row, 0, len(infos))
 	for _, ri := range infos {
-		h, _ := w.m.handleOf(doc, ri.Spec)
+		h, _ := w.m.handleOf(v, ri.Spec)
 		out = append(out, wake.Row{ID: ri.Spec.ID, Handle: h, Agent: ri.Spec.Agent, Ready: ri.Phase == rows.Ready})
 	}
 	return out

@@ -176,7 +176,7 @@ func TestListOfATornRegistryFails(t *testing.T) {
 	var out strings.Builder
 	s.Stdout = &out
 	daemontest.Start(t, s.Home, s.Host)
-	if code := s.List(true); code != ExitOK || strings.Count(out.String(), `"handle"`) != 301 {
+	if code := s.List(ListArgs{JSON: true}); code != ExitOK || strings.Count(out.String(), `"handle"`) != 301 {
 		t.Fatalf("list: exit %d, %d entries; want 301:\n%.300s", code, strings.Count(out.String(), `"handle"`), out.String())
 	}
 	b, err := os.ReadFile(s.Home.Registry())
@@ -187,7 +187,7 @@ func TestListOfATornRegistryFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := s.List(false); code != ExitFailed || !strings.Contains(out.String(), "FAILED: the registry could not be read; nothing was listed") {
+	if code := s.List(ListArgs{}); code != ExitFailed || !strings.Contains(out.String(), "FAILED: the registry could not be read; nothing was listed") {
 		t.Fatalf("list of a torn registry: exit %d:\n%s", code, out.String())
 	}
 }

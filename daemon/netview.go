@@ -286,7 +286,8 @@ func (n *network) onView(c *link.Conn, ev wire.Envelope) {
 
 // netList answers net.list: this box's registry, judged now, and every other
 // box's entries as the hub's view holds them, local entries first; one page of
-// them, after page.After.
+// them, after page.After. With page.Live the stale ones are counted in Stale,
+// not sent.
 func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 	doc, err := d.reg.Read()
 	if err != nil {
@@ -294,7 +295,17 @@ func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 	}
 	now := d.cfg.Now()
 	out := wire.NetList{Box: d.cfg.Host, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
-	all := viewEntries(doc, d.cfg.Host, now, nil)
+	var keep func(string, *registry.Entry) bool
+	if page.Live { // the stale are counted, not made into entries
+		keep = func(_ string, e *registry.Entry) bool {
+			live := registry.Live(e.LastSeen, now)
+			if !live {
+				out.Stale++
+			}
+			return live
+		}
+	}
+	all := viewEntries(doc, d.cfg.Host, now, keep)
 	n := d.net
 	var remote map[string]wire.ViewEntry
 	switch {
@@ -326,7 +337,11 @@ func (d *Daemon) netList(page wire.NetListPage) (any, error) {
 		out.Boxes = append(out.Boxes, wire.ViewBox{Box: d.cfg.Host, Up: true})
 	}
 	for h, e := range remote {
-		if _, ok := all[h]; !ok {
+		switch _, local := doc.Agents[h]; {
+		case local:
+		case page.Live && !e.Live:
+			out.Stale++
+		default:
 			all[h] = e
 		}
 	}

@@ -3,9 +3,7 @@
 package client
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -65,27 +63,15 @@ func benchListSize(b *testing.B, withDaemon bool) {
 // listHome is a home whose registry lists alice and live-1 other live
 // sessions of this box, and stale entries last seen 30 days ago, as a
 // registry that no one prunes holds.
-func listHome(b testing.TB, live, stale int) *Session {
-	b.Helper()
-	b.Setenv(home.EnvName, "")
-	h, err := home.At(testutil.ShortDir(b, "ls"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := h.Ensure(); err != nil {
-		b.Fatal(err)
-	}
+func listHome(t testing.TB, live, stale int) *Session {
+	t.Helper()
 	now, old := registry.Stamp(time.Now()), registry.Stamp(time.Now().Add(-30*24*time.Hour))
-	agents := map[string]any{"alice": map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}}
+	seen := map[string]string{"alice": now}
 	for i := range live - 1 {
-		agents[fmt.Sprintf("live%03d", i)] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}
+		seen[fmt.Sprintf("live%03d", i)] = now
 	}
 	for i := range stale {
-		agents[fmt.Sprintf("s%05d", i)] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": old, "last_seen": old}
+		seen[fmt.Sprintf("s%05d", i)] = old
 	}
-	doc, _ := json.Marshal(map[string]any{"protocol_version": 1, "agents": agents})
-	if err := home.WriteAtomic(h.Registry(), doc); err != nil {
-		b.Fatal(err)
-	}
-	return &Session{Home: h, Host: "box", Cwd: b.TempDir(), Stdout: io.Discard, Stderr: io.Discard, Now: time.Now}
+	return registryHome(t, seen)
 }

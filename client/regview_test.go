@@ -25,8 +25,20 @@ import (
 // this box; n of 300 puts it past daemonRowsFrom.
 func largeHome(t testing.TB, n int) *Session {
 	t.Helper()
-	t.Setenv(home.EnvName, "")
 	t.Setenv(home.EnvSocket, "")
+	now := registry.Stamp(time.Now())
+	seen := map[string]string{"alice": now}
+	for i := range n {
+		seen[fmt.Sprintf("s%05d", i)] = now
+	}
+	return registryHome(t, seen)
+}
+
+// registryHome is a fresh home whose registry lists each session of seen,
+// on this box, last seen at its stamp.
+func registryHome(t testing.TB, seen map[string]string) *Session {
+	t.Helper()
+	t.Setenv(home.EnvName, "")
 	h, err := home.At(testutil.ShortDir(t, "rv"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,10 +46,9 @@ func largeHome(t testing.TB, n int) *Session {
 	if err := h.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	now := registry.Stamp(time.Now())
-	agents := map[string]any{"alice": map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}}
-	for i := range n {
-		agents[fmt.Sprintf("s%05d", i)] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}
+	agents := map[string]any{}
+	for name, at := range seen {
+		agents[name] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": at, "last_seen": at}
 	}
 	doc, _ := json.Marshal(map[string]any{"protocol_version": 1, "agents": agents})
 	if err := home.WriteAtomic(h.Registry(), doc); err != nil {

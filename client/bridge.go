@@ -31,7 +31,7 @@ func Endpoint(endpoint string) (string, error) {
 func Bridge(endpoint string, stdin io.Reader, stdout io.Writer) error {
 	c, err := net.Dial("unix", endpoint)
 	if err != nil {
-		return fmt.Errorf("the daemon did not answer at %s (%v); start it with sotd serve", endpoint, err)
+		return fmt.Errorf("the daemon did not answer at %s (%w); start it with sotd serve", endpoint, err)
 	}
 	conn := c.(*net.UnixConn)
 	defer conn.Close()
@@ -44,12 +44,12 @@ func Bridge(endpoint string, stdin io.Reader, stdout io.Writer) error {
 		sent <- err
 	}()
 	if _, err := io.Copy(stdout, conn); err != nil && !errors.Is(err, net.ErrClosed) {
-		return fmt.Errorf("reading from %s: %v", endpoint, err)
+		return fmt.Errorf("reading from %s: %w", endpoint, err)
 	}
 	select {
 	case err := <-sent:
 		if err != nil && !errors.Is(err, net.ErrClosed) && !isBrokenPipe(err) {
-			return fmt.Errorf("sending to %s: %v", endpoint, err)
+			return fmt.Errorf("sending to %s: %w", endpoint, err)
 		}
 	default:
 	}

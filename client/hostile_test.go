@@ -69,7 +69,7 @@ func TestListShowsAnotherBoxsWordsEscaped(t *testing.T) {
 	s, out := hostileSession(t, wire.NetList{Box: "box", Known: true,
 		Entries: []wire.ViewEntry{{Handle: "mallory", Box: "gm" + forged, Live: true, State: "idle" + forged, Summary: forged, Expertise: []string{forged}}},
 		Boxes:   []wire.ViewBox{{Box: "box", Up: true}, {Box: "gm" + forged, Reason: forged, Since: forged}}})
-	if code := s.List(false); code != ExitOK {
+	if code := s.List(ListArgs{}); code != ExitOK {
 		t.Fatalf("list exit %d: %s", code, out)
 	}
 	wantShownNotObeyed(t, out.String())
@@ -81,7 +81,7 @@ func TestListShowsAnotherBoxsWordsEscaped(t *testing.T) {
 // A hub's reason for not being reached reaches the terminal escaped too.
 func TestListShowsWhyTheHubIsUnknownEscaped(t *testing.T) {
 	s, out := hostileSession(t, wire.NetList{Box: "box", Hub: "hb" + forged, Why: forged, AsOf: forged, Entries: []wire.ViewEntry{}})
-	if code := s.List(false); code != ExitOK {
+	if code := s.List(ListArgs{}); code != ExitOK {
 		t.Fatalf("list exit %d: %s", code, out)
 	}
 	wantShownNotObeyed(t, out.String())
@@ -113,7 +113,7 @@ func TestListJoinsTheViewsPages(t *testing.T) {
 		return nl
 	}
 	s, out := hostileSession(t, page("b", "a", "b"), page("d", "c", "d"), page("d", "e"))
-	if code := s.List(true); code != ExitOK {
+	if code := s.List(ListArgs{JSON: true}); code != ExitOK {
 		t.Fatalf("list exit %d: %s", code, out)
 	}
 	var rows []struct{ Handle string }

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,12 +11,21 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-// List prints every box's agents (net.list) with live/stale, judged on the box
-// that holds each, its box and a (me) marker: a table with a header, or with
-// asJSON an array; both carry the same fields. Then it says what of the network
-// is not known now.
-func (s *Session) List(asJSON bool) int {
-	nl, err := s.listView()
+// ListArgs is list's flags.
+type ListArgs struct {
+	JSON bool // an array, not a table
+	All  bool // the stale entries too
+}
+
+// List prints the live agents of every box (net.list), judged on the box that
+// holds each, with its box and a (me) marker: a table with a header, or with
+// JSON an array; both carry the same fields. A registry keeps every handle
+// that ever joined until someone removes it (sotd leave --stale-for), so the
+// stale entries are counted, not listed, and a closing line says how many and
+// that --all lists them; with All every entry is listed, live or stale. Then
+// it says what of the network is not known now.
+func (s *Session) List(a ListArgs) int {
+	nl, err := s.listView(a.All)
 	if err != nil {
 		s.out("FAILED: the registry could not be read; nothing was listed")
 		s.warn("sotd: %v", err)
@@ -23,6 +33,16 @@ func (s *Session) List(asJSON bool) int {
 	}
 	me, _ := s.Me()
 	unknown := unknownLines(nl)
+	stale := nl.Stale
+	if !a.All {
+		// A daemon older than NetListPage.Live, and the file, give every entry.
+		n := len(nl.Entries)
+		nl.Entries = slices.DeleteFunc(nl.Entries, func(e wire.ViewEntry) bool { return !e.Live })
+		stale += n - len(nl.Entries)
+	}
+	if stale > 0 {
+		unknown = append(unknown, staleLine(stale))
+	}
 	type row struct {
 		Handle    string   `json:"handle"`
 		Live      bool     `json:"live"`
@@ -37,7 +57,7 @@ func (s *Session) List(asJSON bool) int {
 	for _, e := range nl.Entries {
 		rows = append(rows, row{e.Handle, e.Live, e.Handle == me, e.Box, e.State, e.Summary, append([]string{}, e.Expertise...), e.Box})
 	}
-	if asJSON {
+	if a.JSON {
 		b, _ := json.Marshal(rows)
 		s.out("%s", b)
 		for _, l := range unknown {
@@ -45,9 +65,12 @@ func (s *Session) List(asJSON bool) int {
 		}
 		return ExitOK
 	}
-	if len(rows) == 0 {
+	switch {
+	case len(rows) == 0 && stale > 0:
+		s.out("no session is live")
+	case len(rows) == 0:
 		s.out("no agents have joined")
-	} else {
+	default:
 		tw := tabwriter.NewWriter(s.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "HANDLE\tLIVE\tBOX\tSTATE\tSUMMARY\tEXPERTISE")
 		for _, r := range rows {
@@ -79,14 +102,27 @@ func shown(s string) string {
 	return strings.ReplaceAll(printable(s, false), "\t", `\x09`)
 }
 
-// listView is network for list. The registry is checked whoever answers, so
-// an unreadable one lists nothing; its rows are decoded here only when no
-// daemon gives the view, which holds them already.
-func (s *Session) listView() (wire.NetList, error) {
-	if _, err := registry.ReadIndex(s.Home); err != nil {
-		return wire.NetList{}, err
+// staleLine is list's closing line for n stale entries left out.
+func staleLine(n int) string {
+	if n == 1 {
+		return "1 stale entry not shown; sotd list --all shows it"
 	}
-	nl, why := s.netPages()
+	return fmt.Sprintf("%d stale entries not shown; sotd list --all shows them", n)
+}
+
+// listView is network for list, the live entries alone unless all. An
+// unreadable registry lists nothing whoever answers: this account's daemon
+// refuses net.list for one (it reads the file again whenever it changed), so
+// its view stands for a read of the file, and the list costs what is live,
+// not what the file holds; any other daemon's view is taken only once the file
+// was checked, and with no daemon the file is read and decoded here.
+func (s *Session) listView(all bool) (wire.NetList, error) {
+	nl, own, why := s.netPages(!all)
+	if why == nil && !own {
+		if _, err := registry.ReadIndex(s.Home); err != nil {
+			return wire.NetList{}, err
+		}
+	}
 	if why == nil {
 		return nl, nil
 	}

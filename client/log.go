@@ -48,7 +48,7 @@ func (s *Session) Log(a LogArgs) int {
 	if !ok {
 		return ExitFailed
 	}
-	f := filer.New(s.Home)
+	f := s.filer()
 	sources, notes, err := s.logSources(f, me, a)
 	if err != nil {
 		s.out("FAILED: %v; nothing was read", err)

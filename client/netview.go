@@ -20,7 +20,7 @@ const netWait = 3 * time.Second
 // last said. With no daemon answering it is this box's registry alone, and
 // the rest is unknown when hosts.toml names a hub elsewhere.
 func (s *Session) network(d *registry.Doc) wire.NetList {
-	nl, err := s.netPages()
+	nl, _, err := s.netPages(false)
 	if err == nil {
 		return nl
 	}
@@ -50,15 +50,19 @@ func (s *Session) localNetwork(d *registry.Doc, why error) wire.NetList {
 // netPages asks this box's daemon for the whole view, page by page (a view
 // past a frame comes as several), and joins them: the first page's account of
 // the boxes, every page's entries. A daemon whose next page would not move on
-// past the last is not asked again.
-func (s *Session) netPages() (wire.NetList, error) {
-	var nl wire.NetList
-	var page wire.NetListPage
+// past the last is not asked again. live asks for the live entries alone
+// (NetListPage.Live); own says every page came from a daemon of this account,
+// whose word on this home's registry may stand for a read of it.
+func (s *Session) netPages(live bool) (nl wire.NetList, own bool, err error) {
+	page := wire.NetListPage{Live: live}
+	own = true
 	for {
 		var p wire.NetList
-		if err := s.callDaemonWithin(netWait, wire.OpNetList, page, &p); err != nil {
-			return nl, err
+		mine, err := s.callDaemonOwn(netWait, wire.OpNetList, page, &p)
+		if err != nil {
+			return nl, false, err
 		}
+		own = own && mine
 		if page.After == "" {
 			nl = p
 		} else {
@@ -66,7 +70,7 @@ func (s *Session) netPages() (wire.NetList, error) {
 		}
 		if p.Next <= page.After {
 			nl.Next = ""
-			return nl, nil
+			return nl, own, nil
 		}
 		page.After = p.Next
 	}

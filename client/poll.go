@@ -20,7 +20,7 @@ func (s *Session) Poll(asJSON bool) int {
 	if !ok {
 		return ExitFailed
 	}
-	f := filer.New(s.Home)
+	f := s.filer()
 	r, err := f.Begin(me)
 	if errors.Is(err, filer.ErrBusy) {
 		s.out("the inbox for @%s is being written; nothing was read and the cursor stays (exit 75: try again)", me)

@@ -25,8 +25,20 @@ import (
 // this box; n of 300 puts it past daemonRowsFrom.
 func largeHome(t testing.TB, n int) *Session {
 	t.Helper()
-	t.Setenv(home.EnvName, "")
 	t.Setenv(home.EnvSocket, "")
+	now := registry.Stamp(time.Now())
+	seen := map[string]string{"alice": now}
+	for i := range n {
+		seen[fmt.Sprintf("s%05d", i)] = now
+	}
+	return registryHome(t, seen)
+}
+
+// registryHome is a fresh home whose registry lists each session of seen,
+// on this box, last seen at its stamp.
+func registryHome(t testing.TB, seen map[string]string) *Session {
+	t.Helper()
+	t.Setenv(home.EnvName, "")
 	h, err := home.At(testutil.ShortDir(t, "rv"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,10 +46,9 @@ func largeHome(t testing.TB, n int) *Session {
 	if err := h.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	now := registry.Stamp(time.Now())
-	agents := map[string]any{"alice": map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}}
-	for i := range n {
-		agents[fmt.Sprintf("s%05d", i)] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": now, "last_seen": now}
+	agents := map[string]any{}
+	for name, at := range seen {
+		agents[name] = map[string]any{"host": "box", "repo": "r", "root": "/src/r", "joined": at, "last_seen": at}
 	}
 	doc, _ := json.Marshal(map[string]any{"protocol_version": 1, "agents": agents})
 	if err := home.WriteAtomic(h.Registry(), doc); err != nil {
@@ -176,7 +187,7 @@ func TestListOfATornRegistryFails(t *testing.T) {
 	var out strings.Builder
 	s.Stdout = &out
 	daemontest.Start(t, s.Home, s.Host)
-	if code := s.List(true); code != ExitOK || strings.Count(out.String(), `"handle"`) != 301 {
+	if code := s.List(ListArgs{JSON: true}); code != ExitOK || strings.Count(out.String(), `"handle"`) != 301 {
 		t.Fatalf("list: exit %d, %d entries; want 301:\n%.300s", code, strings.Count(out.String(), `"handle"`), out.String())
 	}
 	b, err := os.ReadFile(s.Home.Registry())
@@ -187,7 +198,7 @@ func TestListOfATornRegistryFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := s.List(false); code != ExitFailed || !strings.Contains(out.String(), "FAILED: the registry could not be read; nothing was listed") {
+	if code := s.List(ListArgs{}); code != ExitFailed || !strings.Contains(out.String(), "FAILED: the registry could not be read; nothing was listed") {
 		t.Fatalf("list of a torn registry: exit %d:\n%s", code, out.String())
 	}
 }

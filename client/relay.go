@@ -18,7 +18,7 @@ func RelayEndpoint(path string) (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("there is no hosts.toml at %s, so this box is a standalone hub and has no relay endpoint", path)
 	case err != nil:
-		return "", fmt.Errorf("%v; with hosts.toml unusable no box is the hub, so there is no relay endpoint", err)
+		return "", fmt.Errorf("%w; with hosts.toml unusable no box is the hub, so there is no relay endpoint", err)
 	}
 	hub, _ := t.HubHost()
 	return hub.Addr, nil

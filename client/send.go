@@ -157,7 +157,7 @@ func (s *Session) replyTarget(me, ref string) (string, error) {
 	if mail.IsID(ref) {
 		return strings.ToUpper(ref), nil
 	}
-	ids, err := filer.New(s.Home).FindIDs(me, func(id string) bool { return mail.NamesID(ref, id) }, 2)
+	ids, err := s.filer().FindIDs(me, func(id string) bool { return mail.NamesID(ref, id) }, 2)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("reply-to %s could not be looked up: %w", ref, err)
@@ -232,7 +232,7 @@ func (r *router) appendHere(req wire.CommFile) string {
 	if err := mail.CheckReceiver(r.doc, req.To, now); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
-	f := filer.New(r.s.Home)
+	f := r.s.filer()
 	l := mail.Compose(req, now)
 	// Send minted req.ID just now and files it once, so no line can hold it yet:
 	// the filer skips reading the inbox's dedupe window for it.

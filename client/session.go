@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
+	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/registry"
 )
@@ -20,6 +22,11 @@ type Session struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Now    func() time.Time
+	// Logger is where the libraries a verb runs (the filer) log, nil for
+	// nowhere: a verb's own words go to Stdout and Stderr, and its filer's
+	// warnings (a dead writer's partial line cut back, a lock manager it
+	// cannot tell) to Stderr.
+	Logger *slog.Logger
 
 	id *identity // decided on first use (ident)
 }
@@ -42,8 +49,12 @@ func NewSession(stdout, stderr io.Writer) (*Session, error) {
 		Stdout: stdout,
 		Stderr: stderr,
 		Now:    time.Now,
+		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 	}, nil
 }
+
+// filer is a filer of s's home that logs to s.Logger.
+func (s *Session) filer() *filer.Filer { return filer.NewLogged(s.Home, s.Logger) }
 
 func (s *Session) out(format string, args ...any) { fmt.Fprintf(s.Stdout, format+"\n", args...) }
 func (s *Session) warn(format string, args ...any) {

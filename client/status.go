@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sotcomm/sotd/filer"
-
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -146,7 +144,7 @@ func (s *Session) showState(me string, asJSON, absentOK bool) int {
 		s.out("sotd status: no registry row for '%s'; join first (sotd join)", me)
 		return ExitFailed
 	}
-	unread, err := filer.New(s.Home).Unread(me)
+	unread, err := s.filer().Unread(me)
 	if err != nil {
 		s.warn("sotd status: the inbox of @%s could not be read: %v", me, err)
 		unread = -1

@@ -368,7 +368,7 @@ func (c *conn) admit() (role string, admitted bool) {
 }
 
 func (c *conn) refuseHello(id uint64, op, reason string) {
-	c.d.log.Info("hello refused", "reason", reason)
+	c.d.log.Info("hello refused", "why", reason)
 	c.refuse(id, op, wire.CodeHelloRefused, reason)
 }
 

@@ -22,7 +22,7 @@ func askDaemon(e Env) daemonView {
 	defer cancel()
 	cl, err := wire.Dial(ctx, e.Socket, wire.Hello{Role: wire.RoleCLI, Host: e.Host, OSUser: e.OSUser, Protocol: wire.Protocol})
 	if err != nil {
-		return daemonView{dialErr: err, linksErr: fmt.Errorf("%w at %s: %v", errNoDaemon, e.Socket, err)}
+		return daemonView{dialErr: err, linksErr: fmt.Errorf("%w at %s: %w", errNoDaemon, e.Socket, err)}
 	}
 	defer cl.Close()
 	v := daemonView{hello: cl.Hello()}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/nolog"
 )
 
 // Waits the protocol names, each overridable by its environment variable.
@@ -42,13 +43,17 @@ type Filer struct {
 }
 
 // New makes a filer for h with the environment's waits, this box's lock manager
-// for h, the default logger and the wall clock.
-func New(h home.Home) *Filer {
+// for h, no logger (nolog) and the wall clock.
+func New(h home.Home) *Filer { return NewLogged(h, nil) }
+
+// NewLogged is New logging to log, from its first line on: the warning that
+// this box's lock manager is unknown is logged as the filer is made.
+func NewLogged(h home.Home, log *slog.Logger) *Filer {
 	f := &Filer{
 		Home:     h,
 		LockWait: home.EnvSeconds(EnvInboxLockWait, InboxLockWait),
 		ReadWait: home.EnvSeconds(EnvInboxReadWait, InboxReadWait),
-		Log:      slog.Default(),
+		Log:      nolog.Or(log),
 		Now:      time.Now,
 	}
 	m, err := OwnManager(h)
@@ -66,9 +71,4 @@ func (f *Filer) now() time.Time {
 	return f.Now()
 }
 
-func (f *Filer) log() *slog.Logger {
-	if f.Log == nil {
-		return slog.Default()
-	}
-	return f.Log
-}
+func (f *Filer) log() *slog.Logger { return nolog.Or(f.Log) }

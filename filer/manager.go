@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/nolog"
 	"github.com/sotcomm/sotd/machine"
 )
 
@@ -54,9 +55,7 @@ func EnsureRecord(h home.Home, own string, log *slog.Logger) error {
 }
 
 func ensureRecord(h home.Home, own, id string, log *slog.Logger) error {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = nolog.Or(log)
 	path := h.LockManager()
 	if own == NoManager || !machine.Known(id) {
 		return fmt.Errorf("this machine has no machine id, so the hub cannot name its inbox lock manager in %s and refuses every filing: give the machine a machine id (/etc/machine-id on Linux), then restart the daemon", path)

@@ -39,7 +39,7 @@ func Resolve() (Home, error) {
 	if dir == "" {
 		u, err := os.UserHomeDir()
 		if err != nil {
-			return Home{}, fmt.Errorf("no comm home: $%s is unset and the user's home is unknown (%v); set $%s", EnvHome, err, EnvHome)
+			return Home{}, fmt.Errorf("no comm home: $%s is unset and the user's home is unknown (%w); set $%s", EnvHome, err, EnvHome)
 		}
 		dir = filepath.Join(u, ".sot-comm")
 	}

@@ -38,7 +38,7 @@ func (r *Router) Deliver(ctx context.Context, req wire.CommFile, fileHere func()
 // cached. first, when not nil, is a refusal that came before any offer (the
 // hub's own). All offers, and the wait for ticks, share one deadline, cfg.Wait.
 func (r *Router) Offer(ctx context.Context, req wire.CommFile, first *wire.Refusal) (wire.CommFiled, error) {
-	arrived := time.Now()
+	arrived := r.cfg.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Wait)
 	defer cancel()
 	req.Forwarded = true
@@ -190,7 +190,7 @@ func (r *Router) awaitTicks(ctx context.Context, told []Peer, arrived time.Time,
 	}
 	r.mu.Unlock()
 	if wait {
-		timer := time.NewTimer(min(r.cfg.TickWait, r.cfg.Wait-r.cfg.Wait/4) - time.Since(arrived))
+		timer := time.NewTimer(min(r.cfg.TickWait, r.cfg.Wait-r.cfg.Wait/4) - r.cfg.Now().Sub(arrived))
 		select {
 		case <-w.done:
 		case <-timer.C:
@@ -239,7 +239,7 @@ func sentAfter(rtt time.Duration, at, arrived time.Time) bool {
 // holder. Under r.mu. The event's lateness is judged against each waiter with
 // one reading of p's round trip, not one per waiter.
 func (r *Router) heard(p Peer, added, ended bool) {
-	now, rtt := time.Now(), p.RTT()
+	now, rtt := r.cfg.Now(), p.RTT()
 	tk := r.ticks[p]
 	complete := tk != nil && tk.full
 	for w := range r.waiting {

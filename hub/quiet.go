@@ -64,7 +64,7 @@ func (r *Router) warn(p Peer, msg string, args ...any) {
 		h = &held{}
 		q.warned[msg] = h
 	}
-	now := time.Now()
+	now := r.cfg.Now()
 	if now.Before(h.next) {
 		h.n++
 		return
@@ -89,7 +89,7 @@ func (r *Router) Warn(p Peer, msg string, args ...any) {
 // whether p is past MaxRefusedEvents within RefusedWindow; under r.mu.
 func (r *Router) refusedAgain(p Peer) bool {
 	q := r.quietOf(p)
-	now := time.Now()
+	now := r.cfg.Now()
 	if now.Sub(q.refusedSince) > RefusedWindow {
 		q.refused, q.refusedSince = 0, now
 	}

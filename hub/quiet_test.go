@@ -47,13 +47,21 @@ func TestALinkParksRequestsForAtMostMaxParkedHandles(t *testing.T) {
 // it recurs.
 func TestALinksRepeatedWarningIsHeldBack(t *testing.T) {
 	var logs testutil.SyncBuffer
-	r := New(Config{Wait: testWait, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	c := testutil.NewClock(time.Now())
+	r := New(Config{Wait: testWait, Now: c.Now, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	gm := newBox("gm", files)
 	link(r, gm)
 	for range 1000 {
 		r.Warn(gm, "the same misdeed")
 	}
+	c.Add(WarnEvery - time.Nanosecond)
+	r.Warn(gm, "the same misdeed")
 	if n := strings.Count(logs.String(), "the same misdeed"); n != 1 {
-		t.Fatalf("1000 warnings within %s were logged %d times; want once", WarnEvery, n)
+		t.Fatalf("1001 warnings within %s were logged %d times; want once", WarnEvery, n)
+	}
+	c.Add(time.Nanosecond)
+	r.Warn(gm, "the same misdeed")
+	if n := strings.Count(logs.String(), "the same misdeed"); n != 2 || !strings.Contains(logs.String(), "held_back=1000") {
+		t.Fatalf("after %s, the log holds %d such warnings:\n%s\nwant a second one saying 1000 were held back", WarnEvery, n, logs.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/nolog"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -85,7 +86,12 @@ type Config struct {
 	// KeptFor is how long a handle stays its last holder's box's after its
 	// link ends; default KeptFor.
 	KeptFor time.Duration
-	Log     *slog.Logger
+	// Now is the clock the router's own readings of when take (a kept
+	// handle's end, a held-back warning, the negative cache, when a line and
+	// a directory event arrived); nil: time.Now. The waits it bounds (Wait,
+	// TickWait, Holds) run on real timers whatever it says.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Router is the hub's table of linked boxes and of the handles each holds, and
@@ -143,9 +149,10 @@ func New(cfg Config) *Router {
 	if cfg.KeptFor <= 0 {
 		cfg.KeptFor = KeptFor
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
+	cfg.Log = nolog.Or(cfg.Log)
 	r := &Router{
 		cfg:     cfg,
 		log:     cfg.Log,
@@ -247,7 +254,7 @@ func (r *Router) Directory(p Peer, d wire.LinkDirectory) error {
 	}
 	if tk := r.ticks[p]; tk != nil {
 		tk.full = tk.full || d.Full
-		tk.last = time.Now()
+		tk.last = r.cfg.Now()
 	}
 	defer r.heard(p, len(d.Added) > 0, false)
 	if !d.Full && len(d.Added)+len(d.Removed) == 0 {
@@ -312,7 +319,7 @@ func (r *Router) claimable(p Peer, h string, own map[string]bool, boxes []derive
 		return &wire.RefusedClaim{Handle: h, Holder: q.Box(), Why: "another box holds it; a handle has one holder"}
 	}
 	if k, ok := r.kept[h]; ok && k.box != p.Box() {
-		if time.Now().Before(k.until) {
+		if r.cfg.Now().Before(k.until) {
 			return &wire.RefusedClaim{Handle: h, Holder: k.box, Why: fmt.Sprintf("its holder's link ended less than %s ago; it stays that box's until then", r.cfg.KeptFor)}
 		}
 		delete(r.kept, h)
@@ -376,7 +383,7 @@ type kept struct {
 // keep notes the handles p holds as its box's for KeptFor, as its link ends,
 // and forgets those kept past it. Under r.mu.
 func (r *Router) keep(p Peer) {
-	now := time.Now()
+	now := r.cfg.Now()
 	for h, k := range r.kept {
 		if !now.Before(k.until) {
 			delete(r.kept, h)
@@ -537,7 +544,7 @@ func (r *Router) knownUnheld(handle string) (notLinked []string, ok bool, gen ui
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	u, ok := r.unheld[handle]
-	if !ok || time.Since(u.at) >= UnheldFor {
+	if !ok || r.cfg.Now().Sub(u.at) >= UnheldFor {
 		return nil, false, r.gen
 	}
 	return u.notLinked, true, r.gen
@@ -554,7 +561,7 @@ func (r *Router) unheldSince(handle string, gen uint64, notLinked []string) {
 	if len(r.unheld) >= maxUnheld {
 		r.unheld = map[string]unheld{}
 	}
-	r.unheld[handle] = unheld{at: time.Now(), notLinked: notLinked}
+	r.unheld[handle] = unheld{at: r.cfg.Now(), notLinked: notLinked}
 }
 
 // Peers is every linked box but skip (nil skips none), each over its current

@@ -470,11 +470,16 @@ func TestHoldsWaitsForTheDirectory(t *testing.T) {
 	if r.Holds(context.Background(), ga, "alice", 50*time.Millisecond) {
 		t.Fatal("ga holds alice before it said so")
 	}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}})
-	}()
-	if !r.Holds(context.Background(), ga, "alice", 2*time.Second) {
+	held := make(chan bool, 1)
+	go func() { held <- r.Holds(context.Background(), ga, "alice", 5*time.Second) }()
+	testutil.Eventually(t, 5*time.Second, "Holds to wait for alice", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		q := r.quiet[ga]
+		return q != nil && q.parked["alice"] == 1
+	})
+	r.Directory(ga, wire.LinkDirectory{Added: []string{"alice"}})
+	if !<-held {
 		t.Fatal("Holds did not see the directory update that came while it waited")
 	}
 }
@@ -520,6 +525,30 @@ func TestAHandleNoBoxHoldsIsOfferedOnceUntilTheDirectoryChanges(t *testing.T) {
 	r.Wait()
 	if len(ga.asked()) != 3 || len(gc.asked()) != 1 {
 		t.Fatalf("ga was offered @bob %d times and gc %d; want 3 and 1", len(ga.asked()), len(gc.asked()))
+	}
+}
+
+// The negative cache answers for UnheldFor and no longer: a handle a box took
+// without its directory saying so yet (a box that keeps no complete
+// directory) is offered again once that is over.
+func TestTheNegativeCacheLastsUnheldFor(t *testing.T) {
+	c := testutil.NewClock(time.Now())
+	r := New(Config{Wait: testWait, Now: c.Now})
+	t.Cleanup(r.Wait)
+	ga := newBox("ga", notHere)
+	link(r, ga)
+	for _, step := range []struct {
+		after time.Duration
+		asked int
+	}{{0, 1}, {UnheldFor - time.Nanosecond, 1}, {time.Nanosecond, 2}} {
+		c.Add(step.after)
+		if _, err := r.Offer(context.Background(), req("bob"), nil); err == nil || err.Error() != "no box knows that handle: bob" {
+			t.Fatalf("Offer = %v; want no box knows", err)
+		}
+		r.Wait()
+		if n := len(ga.asked()); n != step.asked {
+			t.Fatalf("%s on, ga was offered @bob %d times; want %d", step.after, n, step.asked)
+		}
 	}
 }
 
@@ -573,7 +602,8 @@ func TestTheNegativeCacheKeepsItsNotLinkedBoxes(t *testing.T) {
 // A handle whose holder's link ended stays that box's for KeptFor: a box that
 // claims it in a loop gets it only once that is over.
 func TestAHandleIsKeptForItsBoxOnlyForKeptFor(t *testing.T) {
-	r := New(Config{Wait: testWait, KeptFor: 100 * time.Millisecond})
+	c := testutil.NewClock(time.Now())
+	r := New(Config{Wait: testWait, Now: c.Now})
 	gb, gm := newBox("gb", files), newBox("gm", files)
 	link(r, gb, gm)
 	if err := r.Directory(gb, wire.LinkDirectory{Full: true, Added: []string{"bob"}}); err != nil {
@@ -584,9 +614,14 @@ func TestAHandleIsKeptForItsBoxOnlyForKeptFor(t *testing.T) {
 	if err := r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}); err == nil {
 		t.Fatal("gm took bob the moment gb's link ended; want it kept for gb")
 	}
-	testutil.Eventually(t, 5*time.Second, "bob to be claimable once KeptFor is over", func() bool {
-		return r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}) == nil
-	})
+	c.Add(KeptFor - time.Nanosecond)
+	if err := r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}); err == nil {
+		t.Fatal("gm took bob just before KeptFor was over; want it kept for gb")
+	}
+	c.Add(time.Nanosecond)
+	if err := r.Directory(gm, wire.LinkDirectory{Added: []string{"bob"}}); err != nil {
+		t.Fatalf("gm's claim on bob once KeptFor was over = %v; want it taken", err)
+	}
 	if h := r.Holder("bob"); h != "gm" {
 		t.Fatalf("bob's holder = %q, want gm", h)
 	}

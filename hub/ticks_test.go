@@ -22,11 +22,14 @@ func tickingBox(r *Router, name string, answer func(context.Context, wire.CommFi
 var aTick = wire.LinkDirectory{} // nothing changed since the last event
 
 // tickRouter is a router whose lines wait up to 10 s for ticks, within 20 s of
-// offers.
-func tickRouter(t *testing.T) *Router {
-	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second})
+// offers, and the clock it reads when lines and events arrive: it moves only
+// when the test moves it, so "a tick that came at once" is at once however
+// loaded the machine is.
+func tickRouter(t *testing.T) (*Router, *testutil.Clock) {
+	c := testutil.NewClock(time.Now())
+	r := New(Config{Wait: 20 * time.Second, TickWait: 10 * time.Second, Now: c.Now})
 	t.Cleanup(r.Wait)
-	return r
+	return r, c
 }
 
 // answerOf is the answer offerAside hands back; none within 5 s fails t with
@@ -42,14 +45,9 @@ func answerOf(t *testing.T, got <-chan error, why string) error {
 	}
 }
 
-// pastTransit returns once an event b sends now could not have been on its
-// way when a line that arrived before since did (sentAfter).
-func pastTransit(t *testing.T, b *box, since time.Time) {
-	t.Helper()
-	testutil.Eventually(t, 5*time.Second, "a transit margin of "+b.name+"'s link to pass", func() bool {
-		return sentAfter(b.rtt, time.Now(), since)
-	})
-}
+// pastTransit moves c on until an event b sends could not have been on its
+// way when a line that arrived by now did (sentAfter).
+func pastTransit(c *testutil.Clock, b *box) { c.Add(2*b.rtt + tickSlack) }
 
 // offerAside runs Offer for @to and hands its answer back once it comes.
 func offerAside(r *Router, to string) <-chan error {
@@ -69,13 +67,13 @@ func offerAside(r *Router, to string) <-chan error {
 // event; that event, sent after the request arrived and naming nothing, ends
 // the wait, and the ticking box never sees the line.
 func TestATickAfterTheRequestEndsTheWaitWithoutAnOffer(t *testing.T) {
-	r := tickRouter(t)
+	r, c := tickRouter(t)
 	ga := tickingBox(r, "ga", files, "alice")
 	old := newBox("old", notHere)
 	link(r, old)
 	got := offerAside(r, "bob")
 	testutil.Eventually(t, 5*time.Second, "the box without ticks to be offered @bob at once", func() bool { return len(old.asked()) == 1 })
-	pastTransit(t, ga, time.Now())
+	pastTransit(c, ga)
 	r.Directory(ga, aTick)
 	if err := answerOf(t, got, "a tick after the request arrived did not end the wait"); err == nil || err.Error() != "no box knows that handle: bob" {
 		t.Fatalf("Offer = %v; want no box knows", err)
@@ -104,7 +102,7 @@ func TestABoxThatDoesNotTickInTimeIsOffered(t *testing.T) {
 // A holder that appears while the hub waits is offered the line alone, and
 // its answer is the answer; the other ticking box never sees it.
 func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
-	r := tickRouter(t)
+	r, _ := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	gb := tickingBox(r, "gb", files)
 	old := newBox("old", notHere)
@@ -126,7 +124,7 @@ func TestAHolderThatAppearsDuringTheWaitAloneIsOffered(t *testing.T) {
 // naming no @bob, ends the wait without an offer. A tick before the set says
 // nothing of what the box holds.
 func TestATickingBoxWithoutItsFullSetIsWaitedFor(t *testing.T) {
-	r := tickRouter(t)
+	r, c := tickRouter(t)
 	ga := newBox("ga", files)
 	ga.ticks = true
 	link(r, ga)
@@ -137,7 +135,7 @@ func TestATickingBoxWithoutItsFullSetIsWaitedFor(t *testing.T) {
 		defer r.mu.Unlock()
 		return len(r.waiting) == 1
 	})
-	pastTransit(t, ga, time.Now())
+	pastTransit(c, ga)
 	r.Directory(ga, aTick) // not a full set: ga's directory is still unknown
 	select {
 	case err := <-got:
@@ -187,21 +185,17 @@ func TestAnOkFromABoxThatDoesNotHoldTheHandleIsNotTaken(t *testing.T) {
 // A tick changes no holder, so it leaves the negative cache alone: the second
 // line for the same unheld handle neither waits nor is offered.
 func TestATickKeepsTheNegativeCache(t *testing.T) {
-	r := tickRouter(t)
+	r, c := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	got := offerAside(r, "bob")
-	// The offer's arrival is not seen from here: tick until it is answered.
-	var err error
-	testutil.Eventually(t, 5*time.Second, "a tick to end the wait", func() bool {
-		r.Directory(ga, aTick)
-		select {
-		case err = <-got:
-			return true
-		default:
-			return false
-		}
+	testutil.Eventually(t, 5*time.Second, "the line to wait for ga's next event", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.waiting) == 1
 	})
-	if err == nil || err.Error() != "no box knows that handle: bob" {
+	pastTransit(c, ga)
+	r.Directory(ga, aTick)
+	if err := answerOf(t, got, "a tick after the request arrived did not end the wait"); err == nil || err.Error() != "no box knows that handle: bob" {
 		t.Fatalf("first Offer = %v; want no box knows", err)
 	}
 	r.Directory(ga, aTick)
@@ -213,12 +207,12 @@ func TestATickKeepsTheNegativeCache(t *testing.T) {
 	}
 }
 
-// A tick that came within two round trips of the line may have left its box
+// A tick that came within two round trips (and tickSlack) of the line may have left its box
 // before the line arrived, its registry read before a session joined there just
 // before the line was sent: it does not end the wait, and the box's next
 // event, which names the session, gives the line its holder.
 func TestATickThatMayHaveBeenOnItsWayDoesNotCount(t *testing.T) {
-	r := tickRouter(t)
+	r, c := tickRouter(t)
 	ga := tickingBox(r, "ga", files)
 	ga.rtt = time.Second // a slow link: its events take up to a second to come
 	old := newBox("old", notHere)
@@ -239,6 +233,11 @@ func TestATickThatMayHaveBeenOnItsWayDoesNotCount(t *testing.T) {
 	r.Directory(ga, aTick) // read before bob joined on ga, and already on its way
 	if n := waitingOnGa(); n != 1 {
 		t.Fatalf("%d lines wait for ga's next event after a tick that came at once; want the one", n)
+	}
+	c.Add(2 * ga.rtt) // two round trips, but not the slack past them
+	r.Directory(ga, aTick)
+	if n := waitingOnGa(); n != 1 {
+		t.Fatalf("%d lines wait for ga's next event after a tick two round trips on; want the one: it is within tickSlack", n)
 	}
 	r.Directory(ga, wire.LinkDirectory{Added: []string{"bob"}})
 	if err := answerOf(t, got, "the holder's directory event did not end the wait"); err != nil {

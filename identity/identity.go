@@ -110,7 +110,7 @@ func readKey(h home.Home, path string) (ed25519.PrivateKey, error) {
 	}
 	key, err := parseKey(b)
 	if err != nil {
-		return nil, fmt.Errorf("this box's key %s is unusable: %v; move it aside to make a new key (then update its key in every hosts.toml)", path, err)
+		return nil, fmt.Errorf("this box's key %s is unusable: %w; move it aside to make a new key (then update its key in every hosts.toml)", path, err)
 	}
 	tighten(path)
 	return key, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/nolog"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -68,9 +69,7 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Log = nolog.Or(c.Log)
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -110,7 +110,7 @@ func (s *Server) tlsConfig() *tls.Config {
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
 			err := base.VerifyConnection(cs)
 			if err != nil {
-				s.refused("from", from, "why", err.Error())
+				s.refused("from", from, "err", err)
 			}
 			return err
 		}
@@ -277,7 +277,7 @@ func (s *Server) admitQUIC(qc *quic.Conn) {
 	control, err := qc.AcceptStream(ctx)
 	cancel()
 	if err != nil {
-		s.refused("box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s: %v", wire.HelloWait, err))
+		s.refused("box", box, "from", qc.RemoteAddr().String(), "why", fmt.Sprintf("no control stream within %s", wire.HelloWait), "err", err)
 		qc.CloseWithError(quic.ApplicationErrorCode(closeRefused), "no control stream")
 		return
 	}
@@ -317,7 +317,7 @@ func (s *Server) boxOf(cs tls.ConnectionState, from string) (string, bool) {
 		}
 		err = fmt.Errorf("no box in hosts.toml is pinned to key %s", fp)
 	}
-	s.refused("from", from, "why", err.Error())
+	s.refused("from", from, "err", err)
 	return "", false
 }
 
@@ -336,7 +336,7 @@ func (s *Server) run(c *Conn) {
 	}
 	select {
 	case <-c.Done():
-		c.log.Info("link down", "why", c.Err())
+		c.log.Info("link down", "err", c.Err())
 	case <-s.ctx.Done():
 	}
 	c.Close()

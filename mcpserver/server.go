@@ -57,6 +57,11 @@ type LogArgs struct {
 	Grep  string `json:"grep,omitempty" jsonschema:"only the lines whose message holds this text, in any case"`
 }
 
+// ListIn is the list tool's input.
+type ListIn struct {
+	All bool `json:"all,omitempty" jsonschema:"list the stale entries too, not only count them"`
+}
+
 // None is the input of a tool that takes no arguments.
 type None struct{}
 
@@ -84,9 +89,9 @@ func New(sessions Sessions, version string) *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
 			return call(sessions, func(c *client.Session) int { return c.Poll(false) })
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "list", Description: "List every session's handle with live/stale, box, state and expertise; (me) marks this session."},
-		func(_ context.Context, _ *mcp.CallToolRequest, _ None) (*mcp.CallToolResult, any, error) {
-			return call(sessions, func(c *client.Session) int { return c.List(false) })
+	mcp.AddTool(s, &mcp.Tool{Name: "list", Description: "List every live session's handle with box, state and expertise; (me) marks this session, and a closing line counts the stale entries, which all lists too."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in ListIn) (*mcp.CallToolResult, any, error) {
+			return call(sessions, func(c *client.Session) int { return c.List(client.ListArgs{All: in.All}) })
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "Declare this session's work-state (verb working, idle, blocked, waiting or done, with text), which list shows the others; with no verb, show it and the unread count."},
 		textOnly(func(_ context.Context, _ *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, any, error) {

@@ -106,7 +106,7 @@ func TestToolsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"send": {"to", "text", "broadcast", "reply_to"}, "poll": nil, "list": nil, "status": {"verb", "text"}, "sent": {"to"}, "log": {"with", "since", "grep"}}
+	want := map[string][]string{"send": {"to", "text", "broadcast", "reply_to"}, "poll": nil, "list": {"all"}, "status": {"verb", "text"}, "sent": {"to"}, "log": {"with", "since", "grep"}}
 	if len(res.Tools) != len(want) {
 		t.Errorf("%d tools; want %d", len(res.Tools), len(want))
 	}

@@ -145,7 +145,7 @@ func parsePane(line string) (pane, error) {
 		return p, nil
 	}
 	if err := json.Unmarshal([]byte(f[6]), &p.spec); err != nil {
-		return pane{}, fmt.Errorf("session %s carries a row spec tmux did not keep whole (%v): %q", p.id, err, f[6])
+		return pane{}, fmt.Errorf("session %s carries a row spec tmux did not keep whole (%w): %q", p.id, err, f[6])
 	}
 	p.ours = p.spec.ID == p.id
 	return p, nil

@@ -11,7 +11,7 @@ import (
 func FilePath() (string, error) {
 	u, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("the LaunchAgents folder is unknown (%v); set $HOME", err)
+		return "", fmt.Errorf("the LaunchAgents folder is unknown (%w); set $HOME", err)
 	}
 	return filepath.Join(u, "Library", "LaunchAgents", Label+".plist"), nil
 }

@@ -11,7 +11,7 @@ import (
 func FilePath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("the systemd user folder is unknown (%v); set $HOME", err)
+		return "", fmt.Errorf("the systemd user folder is unknown (%w); set $HOME", err)
 	}
 	return filepath.Join(dir, "systemd", "user", Name+".service"), nil
 }

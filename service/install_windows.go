@@ -32,7 +32,7 @@ func install(s Spec, o Options) error {
 	}
 	u, err := user.Current()
 	if err != nil {
-		return fmt.Errorf("this account's name is unknown (%v); the service must run as you", err)
+		return fmt.Errorf("this account's name is unknown (%w); the service must run as you", err)
 	}
 	fmt.Fprintf(o.Out, "the %s service runs as %s, so it serves your comm home; that account's password: ", Name, u.Username)
 	password, err := readLine(o.Stdin)
@@ -41,7 +41,7 @@ func install(s Spec, o Options) error {
 	}
 	m, err := mgr.Connect()
 	if err != nil {
-		return fmt.Errorf("the service manager could not be reached (%v); run sotd service install from an elevated (Administrator) prompt", err)
+		return fmt.Errorf("the service manager could not be reached (%w); run sotd service install from an elevated (Administrator) prompt", err)
 	}
 	defer m.Disconnect()
 	if old, err := m.OpenService(Name); err == nil {
@@ -56,7 +56,7 @@ func install(s Spec, o Options) error {
 		Password:         password,
 	}, "serve")
 	if err != nil {
-		return fmt.Errorf("the %s service could not be registered: %v", Name, err)
+		return fmt.Errorf("the %s service could not be registered: %w", Name, err)
 	}
 	defer sv.Close()
 	if err := setEnvironment(s.Env); err != nil {
@@ -69,7 +69,7 @@ func install(s Spec, o Options) error {
 	}
 	fmt.Fprintf(o.Out, "registered the %s service: %q serve, as %s\n", Name, s.Binary, u.Username)
 	if err := sv.Start(); err != nil {
-		return fmt.Errorf("the %s service is registered but did not start (%v); a logon failure means the password was wrong or %s lacks the right to log on as a service (grant it in secpol.msc), then run sc.exe start %s", Name, err, u.Username, Name)
+		return fmt.Errorf("the %s service is registered but did not start (%w); a logon failure means the password was wrong or %s lacks the right to log on as a service (grant it in secpol.msc), then run sc.exe start %s", Name, err, u.Username, Name)
 	}
 	fmt.Fprintf(o.Out, "started the %s service\n", Name)
 	return nil
@@ -83,7 +83,7 @@ func setEnvironment(env []Var) error {
 	}
 	k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Services\`+Name, registry.SET_VALUE)
 	if err != nil {
-		return fmt.Errorf("the %s service's environment could not be set (%v); it was not registered", Name, err)
+		return fmt.Errorf("the %s service's environment could not be set (%w); it was not registered", Name, err)
 	}
 	defer k.Close()
 	vals := make([]string, len(env))
@@ -91,7 +91,7 @@ func setEnvironment(env []Var) error {
 		vals[i] = v.Name + "=" + v.Value
 	}
 	if err := k.SetStringsValue("Environment", vals); err != nil {
-		return fmt.Errorf("the %s service's environment could not be set (%v); it was not registered", Name, err)
+		return fmt.Errorf("the %s service's environment could not be set (%w); it was not registered", Name, err)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func readLine(r io.Reader) (string, error) {
 	}
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil && line == "" {
-		return "", fmt.Errorf("no password was given on stdin (%v)", err)
+		return "", fmt.Errorf("no password was given on stdin (%w)", err)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }
@@ -113,7 +113,7 @@ const stopWait = 30 * time.Second
 func uninstall(o Options) error {
 	m, err := mgr.Connect()
 	if err != nil {
-		return fmt.Errorf("the service manager could not be reached (%v); run sotd service uninstall from an elevated (Administrator) prompt", err)
+		return fmt.Errorf("the service manager could not be reached (%w); run sotd service uninstall from an elevated (Administrator) prompt", err)
 	}
 	defer m.Disconnect()
 	sv, err := m.OpenService(Name)
@@ -122,7 +122,7 @@ func uninstall(o Options) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("the %s service could not be opened: %v", Name, err)
+		return fmt.Errorf("the %s service could not be opened: %w", Name, err)
 	}
 	defer sv.Close()
 	if o.DryRun {
@@ -138,7 +138,7 @@ func uninstall(o Options) error {
 		}
 	}
 	if err := sv.Delete(); err != nil {
-		return fmt.Errorf("the %s service could not be deleted: %v", Name, err)
+		return fmt.Errorf("the %s service could not be deleted: %w", Name, err)
 	}
 	fmt.Fprintf(o.Out, "stopped and deleted the %s service\n", Name)
 	return nil

@@ -41,7 +41,7 @@ type Spec struct {
 func Current() (Spec, error) {
 	bin, err := os.Executable()
 	if err != nil {
-		return Spec{}, fmt.Errorf("the sotd binary's path is unknown (%v); run sotd by its full path", err)
+		return Spec{}, fmt.Errorf("the sotd binary's path is unknown (%w); run sotd by its full path", err)
 	}
 	if r, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = r

@@ -97,7 +97,7 @@ func (o Options) manage(steps ...step) error {
 	for _, s := range steps {
 		fmt.Fprintf(o.Out, "running: %s\n", s)
 		if err := o.Run(s.args[0], s.args[1:]...); err != nil && !s.mayFail {
-			return fmt.Errorf("%s failed (%v); fix what it said, then run it again by hand", s, err)
+			return fmt.Errorf("%s failed (%w); fix what it said, then run it again by hand", s, err)
 		}
 	}
 	return nil

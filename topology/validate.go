@@ -162,7 +162,7 @@ func checkAddr(a string) error {
 	}
 	host, port, err := net.SplitHostPort(a)
 	if err != nil {
-		return fmt.Errorf("%q is not host:port (%v); write it as \"box-a.lan:4433\" or \"[fd00::1]:4433\"", a, err)
+		return fmt.Errorf("%q is not host:port (%w); write it as \"box-a.lan:4433\" or \"[fd00::1]:4433\"", a, err)
 	}
 	if host == "" {
 		return fmt.Errorf("%q names no host; other boxes dial it, so give the box's name or address, such as \"box-a.lan%s\"", a, a)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/nolog"
 	"github.com/sotcomm/sotd/registry"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
@@ -75,7 +76,7 @@ type Loop struct {
 	Now     func() time.Time                                 // time.Now
 	Ticker  func(d time.Duration) (<-chan time.Time, func()) // a time.Ticker
 	After   func(d time.Duration) <-chan time.Time           // time.After
-	Log     *slog.Logger                                     // slog.Default()
+	Log     *slog.Logger                                     // nil: none (nolog)
 	// Filed, when set, wakes the loop for a pass: its owner sends on it when a
 	// line is filed for a handle a row may act as, so a notice does not wait up
 	// to a tick to start (see Run).
@@ -188,9 +189,4 @@ func (l *Loop) after(d time.Duration) <-chan time.Time {
 	return l.After(d)
 }
 
-func (l *Loop) log() *slog.Logger {
-	if l.Log == nil {
-		return slog.Default()
-	}
-	return l.Log
-}
+func (l *Loop) log() *slog.Logger { return nolog.Or(l.Log) }

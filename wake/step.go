@@ -227,7 +227,7 @@ func (l *Loop) write(r Row, data, what string) bool {
 		return false
 	}
 	delete(l.st.warned, "input "+r.ID)
-	l.log().Info("wake: "+what, "row", r.ID, "handle", r.Handle)
+	l.log().Info("wake: wrote into the row", "row", r.ID, "handle", r.Handle, "wrote", what)
 	return true
 }
 

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/nolog"
 	"github.com/sotcomm/sotd/metrics"
 )
 
@@ -75,9 +76,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = DefaultBuffer
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = nolog.Or(cfg.Log)
 	tok, err := LoadToken(cfg.Home, cfg.Host)
 	if err != nil {
 		return nil, err

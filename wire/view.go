@@ -93,12 +93,19 @@ type NetList struct {
 	AsOf     string      `json:"as_of,omitempty"`
 	Why      string      `json:"why,omitempty"`
 	Next     string      `json:"next,omitempty"`
+	// Stale, answering NetListPage{Live: true}, is how many entries of the
+	// whole view (not of this page) were left out as stale.
+	Stale int `json:"stale,omitempty"`
 }
 
 // NetListPage is net.list's request: the entries after handle After, in handle
-// order ("" or no payload: from the first).
+// order ("" or no payload: from the first). Live asks for the live entries
+// alone, the stale ones counted in Stale, so a list's answer follows what is
+// live, not what the registry has kept; a daemon older than it sends every
+// entry, and the client leaves the stale ones out itself.
 type NetListPage struct {
 	After string `json:"after,omitempty"`
+	Live  bool   `json:"live,omitempty"`
 }
 
 // NetListBudget bounds the encoded entries of one net.list answer, so with its

@@ -162,8 +162,23 @@ func jsonVerb(name, help string, call func(*client.Session, bool) int) func([]st
 
 var (
 	runPoll = jsonVerb("poll", "print the raw inbox lines", (*client.Session).Poll)
-	runList = jsonVerb("list", "print JSON", (*client.Session).List)
 )
+
+func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var a client.ListArgs
+	rest, ok := flags("list", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&a.JSON, "json", false, "print JSON")
+		fs.BoolVar(&a.All, "all", false, "list the stale entries too")
+	})
+	if !ok || len(rest) > 0 {
+		return usageErr(stderr, "list", rest)
+	}
+	s, code := session(stdout, stderr)
+	if s == nil {
+		return code
+	}
+	return s.List(a)
+}
 
 func runLeave(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var name, stale string

@@ -44,7 +44,7 @@ func answers(u string) error {
 	}
 	c, err := net.DialTimeout("tcp", p.Host, dialWait)
 	if err != nil {
-		return fmt.Errorf("no daemon is serving the status page at %s (%v); start it with `sotd serve`", p.Host, err)
+		return fmt.Errorf("no daemon is serving the status page at %s (%w); start it with `sotd serve`", p.Host, err)
 	}
 	return c.Close()
 }

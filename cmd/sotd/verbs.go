@@ -80,12 +80,14 @@ box column appears when more than one box holds the lines; a box that gave no
 answer in time is named on a note line. With no daemon answering, only this
 home's inboxes are read, and stderr says so. A handle nobody knows is refused
 as unknown (exit 1).`, runSent},
-			{"list", "list every box's sessions, live or stale", `
-usage: sotd list [--json]
+			{"list", "list every box's live sessions", `
+usage: sotd list [--json] [--all]
 
-Every agent with its handle, a (me) marker, live or stale, its box, its
-work-state and summary, and its expertise: a table with a header, or --json
-one array with the same fields.`, runList},
+Every live agent with its handle, a (me) marker, its box, its work-state and
+summary, and its expertise: a table with a header, or --json one array with
+the same fields. A registry keeps each handle until it is removed (sotd leave
+--stale-for AGE), so the stale ones are counted, not listed: a closing line
+says how many (on stderr with --json). --all lists every entry, live or stale.`, runList},
 			{"status", "declare or record this session's work-state", `
 usage: sotd status [--json] [<verb> ["text"]]
 

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/sotcomm/sotd/internal/nolog"
 )
 
 // Server is the shared part of one fake API. Its zero value is not usable:
@@ -33,9 +35,7 @@ type Server struct {
 // other request as one it does not model, until Close. name says which API
 // it fakes, in its log and errors.
 func Start(name string, log *slog.Logger, mux *http.ServeMux) (*Server, error) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = nolog.Or(log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fake %s: listen on 127.0.0.1: %w", name, err)
@@ -62,7 +62,7 @@ func (s *Server) other(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.unknown = append(s.unknown, r.Method+" "+r.URL.Path)
 	s.mu.Unlock()
-	s.log.Info("fake "+s.name+": a request it does not model, answered {}", "method", r.Method, "path", r.URL.Path)
+	s.log.Info("fake API: a request it does not model, answered {}", "api", s.name, "method", r.Method, "path", r.URL.Path)
 	WriteJSON(w, map[string]any{})
 }
 

@@ -46,7 +46,7 @@ func BuildFakeAgent(dir string) (string, error) {
 	}
 	cmd := exec.Command(goBin, "build", "-o", out, "github.com/sotcomm/sotd/rows/internal/fakeagent")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the fake agent: %v\n%s", err, msg)
+		return "", fmt.Errorf("build the fake agent: %w\n%s", err, msg)
 	}
 	return out, nil
 }

@@ -288,7 +288,8 @@ func (n *Network) onView(c *link.Conn, ev wire.Envelope) {
 
 // List answers net.list: this box's registry, judged now, and every other
 // box's entries as the hub's view holds them, local entries first; one page of
-// them, after page.After.
+// them, after page.After. With page.Live the stale ones are counted in Stale,
+// not sent.
 func (n *Network) List(page wire.NetListPage) (any, error) {
 	doc, err := n.reg.Read()
 	if err != nil {
@@ -296,7 +297,17 @@ func (n *Network) List(page wire.NetListPage) (any, error) {
 	}
 	now := n.now()
 	out := wire.NetList{Box: n.self, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
-	all := viewEntries(doc, n.self, now, nil)
+	var keep func(string, *registry.Entry) bool
+	if page.Live { // the stale are counted, not made into entries
+		keep = func(_ string, e *registry.Entry) bool {
+			live := registry.Live(e.LastSeen, now)
+			if !live {
+				out.Stale++
+			}
+			return live
+		}
+	}
+	all := viewEntries(doc, n.self, now, keep)
 	var remote map[string]wire.ViewEntry
 	switch {
 	case n.router != nil:
@@ -327,7 +338,11 @@ func (n *Network) List(page wire.NetListPage) (any, error) {
 		out.Boxes = append(out.Boxes, wire.ViewBox{Box: n.self, Up: true})
 	}
 	for h, e := range remote {
-		if _, ok := all[h]; !ok {
+		switch _, local := doc.Agents[h]; {
+		case local:
+		case page.Live && !e.Live:
+			out.Stale++
+		default:
 			all[h] = e
 		}
 	}

@@ -86,6 +86,9 @@ func (p *pageRig) subscribe(t *testing.T) (*websocket.Conn, web.View) {
 	return ws, snap.Data
 }
 
+// awaitWithin bounds awaitEvent: it fails only an event that never comes.
+const awaitWithin = 30 * time.Second
+
 func readWS(t *testing.T, ws *websocket.Conn) wire.Envelope {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -102,10 +105,15 @@ func readWS(t *testing.T, ws *websocket.Conn) wire.Envelope {
 }
 
 // awaitEvent reads events until one of kind satisfies ok; the watch publishes
-// other changes (unread counts of every agent) in between.
+// other changes (unread counts of every agent) in between. A stream that keeps
+// sending other events fails it after awaitWithin, not at the package's timeout.
 func awaitEvent[T any](t *testing.T, ws *websocket.Conn, kind string, ok func(T) bool) T {
 	t.Helper()
-	for {
+	deadline := time.Now().Add(awaitWithin)
+	for other := 0; ; other++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for the %s event wanted; %d other events came", awaitWithin, kind, other)
+		}
 		env := readWS(t, ws)
 		var ev struct {
 			Data T `json:"data"`

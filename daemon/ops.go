@@ -89,7 +89,7 @@ func (observer) Fsync(d time.Duration)    { metrics.Fsync(d) }
 func (observer) Filed(lines int)          { metrics.Filed(lines) }
 
 // rowMayAct reports whether doc binds handle to a row on this box, the only
-// kind the wake types into (rowsManager.handlesOf): mail for any other handle
+// kind the wake types into (regcache.View.Bound): mail for any other handle
 // has no row to wake, so it does not start the wake's pass, which lists the rows
 // and reads the registry. A binding made after doc was read is the wake's at its
 // next tick, as one made just after that pass would be.

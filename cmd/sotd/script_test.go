@@ -28,10 +28,14 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the CLI transcripts in testdata/script: each is a txtar of
-// commands with their exact output and exit codes.
-func TestScripts(t *testing.T) {
+// commands with their exact output and exit codes. Those that run a real
+// agent's own CLI are in testdata/agents (TestAgentScripts, tag agents).
+func TestScripts(t *testing.T) { runScripts(t, "testdata/script") }
+
+// runScripts runs the transcripts in dir.
+func runScripts(t *testing.T, dir string) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir: dir,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SOT_COMM_HOME", filepath.Join(e.WorkDir, "comm"))
 			e.Setenv("SOT_SELF_HOST", "box")

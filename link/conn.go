@@ -25,10 +25,11 @@ var errSilent = errors.New("the peer went silent")
 // and events may be sent concurrently; the peer's requests are answered by the
 // Config's Handler, each on its own, at most MaxInFlight at once.
 type Conn struct {
-	cfg  Config
-	log  *slog.Logger
-	peer string // the box at the other end
-	car  carrier
+	cfg       Config
+	startOnce sync.Once
+	log       *slog.Logger
+	peer      string // the box at the other end
+	car       carrier
 	// ticks: both hellos agreed to Ticks, so the guest sends a directory event
 	// on every poll. Set before the link starts.
 	ticks bool
@@ -70,6 +71,14 @@ func newConn(cfg Config, peer string, car carrier) *Conn {
 }
 
 // start runs the link: the control reader, the heartbeat and the peer's requests.
+// Start lets an accepted link run: from now on it reads its peer's frames,
+// and its Handler and OnEvent are called. Accept's caller registers the link
+// first (a hub's router), so the peer's first event (a guest's full
+// directory, sent as soon as it linked) finds the link registered: one read
+// before the registration was lost, and left a box's directory incomplete for
+// the link's whole life. Later calls do nothing.
+func (c *Conn) Start() { c.startOnce.Do(c.start) }
+
 func (c *Conn) start() {
 	c.born = time.Now() // the hello was just heard
 	c.wg.Go(c.control)

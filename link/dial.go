@@ -65,6 +65,6 @@ func handshake(ctx context.Context, cfg Config, t Target, car carrier) (*Conn, e
 	c.dialed = true
 	c.ticks = ok.Ticks
 	c.items = ok.Items
-	c.start()
+	c.Start()
 	return c, nil
 }

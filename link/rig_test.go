@@ -84,6 +84,7 @@ func startHubAt(t testing.TB, id *identity.Identity, pins map[string]string, cfg
 			if err != nil {
 				return
 			}
+			c.Start()
 			h.links <- c
 		}
 	})

@@ -200,8 +200,8 @@ func (s *Server) WSAddr() net.Addr {
 	return s.tcp.Addr()
 }
 
-// Accept returns the next admitted link; it is running, and answers requests
-// with the Config's Handler.
+// Accept returns the next admitted link, not yet reading: register it, then
+// Start it, and it answers requests with the Config's Handler.
 func (s *Server) Accept(ctx context.Context) (*Conn, error) {
 	select {
 	case c := <-s.accepted:
@@ -328,8 +328,7 @@ func (s *Server) run(c *Conn) {
 		return
 	}
 	select {
-	case s.accepted <- c:
-		c.start()
+	case s.accepted <- c: // Accept's caller starts it (Start)
 	case <-s.ctx.Done():
 		c.Close()
 		return

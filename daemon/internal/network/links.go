@@ -207,6 +207,7 @@ func (n *Network) serveLinks(ctx context.Context) error {
 			n.router.Remove(c)
 			n.book.down(c)
 		})
+		c.Start() // registered: its first directory event finds it so
 	}
 }
 

@@ -419,9 +419,13 @@ func TestASilentBoxHoldsOnlyItsOwnSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// The unheld offers end with ctx, before the test does: one left running
+	// raced with the next test's start.
+	var unheld sync.WaitGroup
+	defer unheld.Wait()
 	defer cancel()
 	for range 4 { // offers to an unheld handle go to every box; mute keeps its two slots
-		go r.Offer(ctx, req("nobody"), nil)
+		unheld.Go(func() { r.Offer(ctx, req("nobody"), nil) })
 	}
 	testutil.Eventually(t, 2*time.Second, "mute to hold both its slots", func() bool { return len(mute.asked()) == 2 })
 	start := time.Now()
@@ -431,7 +435,6 @@ func TestASilentBoxHoldsOnlyItsOwnSlots(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Fatalf("the send to gb's handle took %s while mute held its slots", took)
 	}
-	cancel()
 }
 
 func TestDirectoryBounds(t *testing.T) {

@@ -12,9 +12,15 @@ import (
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
-// Sixteen processes append into one inbox at once: every line lands once, whole.
+// Sixteen processes append into one inbox at once: every line lands once,
+// whole. 100 lines each (500 with the soak tag) keep all sixteen contending
+// for the lock for most of the run.
 func TestAppendManyProcesses(t *testing.T) {
-	const procs, each = 16, 500
+	const procs = 16
+	each := 100
+	if testutil.Soak {
+		each = 500
+	}
 	f, _ := newTestFilerIn(t, memDir(t))
 	handle := "shared-box"
 	var hs []*testutil.Helper
@@ -58,11 +64,12 @@ func TestAppendManyProcesses(t *testing.T) {
 }
 
 // A writer killed mid-append leaves half a line; no reader counts it, and the next
-// append cuts it back, logs it, and stays whole.
+// append cuts it back, logs it, and stays whole: 30 rounds, 200 with the soak
+// tag, each on an inbox the rounds before left cut back and appended to.
 func TestKilledWriterIsCutBack(t *testing.T) {
-	rounds := 200
-	if testing.Short() {
-		rounds = 20
+	rounds := 30
+	if testutil.Soak {
+		rounds = 200
 	}
 	f, logs := newTestFiler(t)
 	handle := "crashy"

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/internal/crashfs"
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -35,8 +36,8 @@ import (
 // folder is synced), lenient ext4's (also once the file is).
 func TestFiledSurvivesPowerLoss(t *testing.T) {
 	t.Parallel()
-	trials, load := 2, time.Second
-	if soak {
+	trials, load := 1, time.Second
+	if testutil.Soak {
 		trials, load = 10, 3*time.Second
 	}
 	for _, mode := range []crashfs.Mode{crashfs.Strict, crashfs.Lenient} {

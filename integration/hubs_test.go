@@ -204,7 +204,7 @@ func (c *campaign) run(b *box, from string, to []string, pace time.Duration, sto
 // each kill.
 func TestSeveralHubsFaultCampaign(t *testing.T) {
 	lines, pace := 300, 60*time.Millisecond
-	if soak {
+	if testutil.Soak {
 		lines, pace = 2000, 25*time.Millisecond
 	}
 	n := newHubNet(t, []string{"ha", "hb"}, []string{"g1", "g2", "g3"})

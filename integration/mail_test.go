@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestJoinSendPollThroughTheBinary(t *testing.T) {
@@ -85,7 +87,7 @@ func TestSendFileBodyFromStdin(t *testing.T) {
 func TestManyWritersMixedRoutes(t *testing.T) {
 	const procs = 16
 	each := 60
-	if soak {
+	if testutil.Soak {
 		each = 500
 	}
 	b := newBox(t, "box")

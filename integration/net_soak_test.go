@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/mail"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -20,7 +21,7 @@ func TestCrossBoxSendsAcrossHubRestarts(t *testing.T) {
 	t.Parallel()
 	const senders = 16
 	total := 600
-	if soak {
+	if testutil.Soak {
 		total = 5000
 	}
 	n := newNetwork(t, "ga", "gb")

@@ -353,7 +353,7 @@ func codexRowWake(t *testing.T, codex string) []time.Duration {
 	// Outside the soak, the next round's wait for a still screen is the
 	// only watch for a second notice.
 	settle := time.Duration(0)
-	if soak {
+	if testutil.Soak {
 		settle = rowSettle
 	}
 	took := wakeRounds(t, b, "Codex-box", api, 5, func() { row.idle(codexGlyph) }, settle)

@@ -1,5 +1,0 @@
-//go:build soak
-
-package integration
-
-const soak = true

@@ -1,0 +1,5 @@
+//go:build soak
+
+package testutil
+
+const Soak = true

@@ -72,8 +72,9 @@ func TestCodexWaiterGathersLinesSentTogether(t *testing.T) {
 		t.Fatalf("the waiter exited %d with %q, want 0 after it rang", code, w.stderr())
 	}
 	w = startWaiter(t, WaitCodexDetached, Run{In: strings.NewReader(string(in)), Session: s})
-	// Its first look comes codexGather after its start; a ring would follow.
-	for end := time.Now().Add(3 * codexGather); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	// Its first look comes codexGather after its start; a ring would follow
+	// at once.
+	for end := time.Now().Add(2 * codexGather); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if n := rings(); n != 1 {
 			t.Fatalf("codex was rung %d times for two lines sent together, want once", n)
 		}

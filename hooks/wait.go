@@ -31,10 +31,13 @@ const (
 	// waitPoll is how often the waiter looks at the inbox file's size and
 	// modification time, and whether it is still this session's waiter.
 	waitPoll = 250 * time.Millisecond
-	// waitRecheck is how often it reads again who this session is, so a
-	// session that left stops waiting even when no mail comes.
-	waitRecheck = 5 * time.Second
 )
+
+// waitRecheck is how often a waiter reads again who this session is, so a
+// session that left stops waiting even when no mail comes, and whether its
+// batch is due a reminder. A variable so the package's tests, which wait for
+// a recheck, need not wait five seconds for each (wait_test.go).
+var waitRecheck = 5 * time.Second
 
 // EnvWaitFor overrides WaitFor with a Go duration ("3s"), for tests of the
 // re-arm that cannot wait an hour.
@@ -196,6 +199,11 @@ func (w *waiter) run() int {
 			return ExitOK
 		case w.hasAgent && ancestry.Still(w.agent.PID, w.agent.Start) == ancestry.Gone:
 			return ExitOK
+		case w.life > 0 && time.Now().After(end):
+			// Before the recheck, which may be due at every look: a reminder
+			// due now is the next waiter's.
+			w.rearm()
+			return ExitOK
 		case time.Since(checked) >= waitRecheck:
 			checked = time.Now()
 			if me, _, err := w.me(); err != nil || me != w.handle {
@@ -204,9 +212,6 @@ func (w *waiter) run() int {
 			if code, done := w.remind(); done {
 				return code
 			}
-		case w.life > 0 && time.Now().After(end):
-			w.rearm()
-			return ExitOK
 		}
 		time.Sleep(waitPoll)
 	}

@@ -87,6 +87,7 @@ func TestAnOfferedBatchFilesEachInboxInOneCommit(t *testing.T) {
 }
 
 func TestTheHubAnswersEachItemOfAGuestsBatch(t *testing.T) {
+	t.Parallel()
 	hb, ga, gb := threeBoxes(t)
 	var fromGA *link.Conn
 	for _, p := range hb.d.net.Router().Peers(nil) {

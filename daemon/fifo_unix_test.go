@@ -16,6 +16,7 @@ import (
 // SIGTERM). Before, the open waited for a writer that never came, and so did
 // every request after it and the stop.
 func TestAFIFORegistryFailsTheSendAndTheDaemonStops(t *testing.T) {
+	t.Parallel()
 	r := startRig(t)
 	c := r.dial(t)
 	if err := os.Remove(r.home.Registry()); err != nil {

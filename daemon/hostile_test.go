@@ -198,7 +198,6 @@ func trustBoxes(t testing.TB) (hb, ga *netBox, gm *hostile) {
 
 // trustBoxesWith is trustBoxes with gm linked by dial.
 func trustBoxesWith(t testing.TB, dial func(testing.TB, home.Home, string, string) *hostile) (hb, ga *netBox, gm *hostile) {
-	t.Setenv(home.EnvSocket, "")
 	live := testNow.Add(-time.Minute)
 	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
 	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live})
@@ -219,6 +218,7 @@ func trustBoxesWith(t testing.TB, dial func(testing.TB, home.Home, string, strin
 }
 
 func TestAHostileBoxReadsNoOnesReceipts(t *testing.T) {
+	t.Parallel()
 	hb, ga, gm := trustBoxes(t)
 	for i := range 3 {
 		if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "hank", Text: fmt.Sprintf("secret %d", i), ID: fmt.Sprintf("ID-%d", i)}); err != nil || !res.OK {
@@ -266,6 +266,7 @@ func TestAHostileBoxCannotClaimAnothersHandle(t *testing.T) {
 }
 
 func TestAHostileBoxCannotForgeASender(t *testing.T) {
+	t.Parallel()
 	hb, ga, gm := trustBoxes(t)
 	var res wire.CommFiled
 	err := gm.call(wire.OpCommFile, wire.CommFile{From: "hank", To: "alice", Text: "wire the money", ID: "ID-FORGED"}, &res)
@@ -386,6 +387,7 @@ func TestAHostileBoxCannotForgeReceipts(t *testing.T) {
 // near its bound, makes the view far past a frame: net.list answers it in
 // pages that each fit one, and the pages together hold every box's entries.
 func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
+	t.Parallel()
 	hb, _, gm := trustBoxes(t)
 	handles := make([]string, hub.MaxHandles)
 	entries := make([]wire.ViewEntry, hub.MaxHandles)
@@ -444,6 +446,7 @@ func TestAHostileBoxCannotOutgrowNetList(t *testing.T) {
 // (here @bob, whose box is down), and answers ok without claiming @bob: its
 // ok is no answer, and the sender hears not_here, never filed.
 func TestAHostileBoxsOkForAHandleItNeverClaimedIsNotTaken(t *testing.T) {
+	t.Parallel()
 	hb, ga, _ := trustBoxes(t)
 	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "bob", Text: "for bob, whose box is down", ID: "ID-BOB-DOWN"})
 	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
@@ -458,6 +461,7 @@ func TestAHostileBoxsOkForAHandleItNeverClaimedIsNotTaken(t *testing.T) {
 // TestALineNoBoxHoldsIsOfferedToNoTickingBox flaky): its ok for a handle no
 // directory names is not taken.
 func TestAnOkFromATickingBoxWithoutItsFullSetIsNotTaken(t *testing.T) {
+	t.Parallel()
 	_, ga, _ := trustBoxesWith(t, dialTickingWithoutFullSet)
 	res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "private", ID: "ID-NOBODY-NOFULL"})
 	if r, ok := wire.RefusalOf(err); !ok || r.Code != wire.CodeNotHere {
@@ -533,6 +537,7 @@ func (m *hostile) claimEvery(d time.Duration, handles ...string) {
 // before a session there joins as it: its claim is refused and it is told,
 // and the session that joins on ga holds it and gets its mail.
 func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
+	t.Parallel()
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "proj-ga", "mallory")
 	waitFor(t, "the hub to take gm's own claim", func() bool { return hb.d.net.Router().Holder("mallory") == "gm" })
@@ -561,6 +566,7 @@ func TestAHostileBoxCannotSquatAnotherBoxsDerivedHandle(t *testing.T) {
 // A box whose claim the hub refuses (a handle another box squats) is told: its
 // log and link.status say so, which sotd doctor shows.
 func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
+	t.Parallel()
 	hb, ga, gm := trustBoxes(t)
 	gm.claim(t, "carol")
 	waitFor(t, "the hub to take gm's claim", func() bool { return hb.d.net.Router().Holder("carol") == "gm" })
@@ -592,6 +598,7 @@ func TestABoxIsToldOfItsRefusedClaims(t *testing.T) {
 // A box that claims @alice every 50 ms does not take it when alice's box's
 // link blips: the hub keeps it for ga, which takes it back as it relinks.
 func TestAHandleIsNotHijackedAcrossALinkBlip(t *testing.T) {
+	t.Parallel()
 	hb, ga, gm := trustBoxes(t)
 	gm.claimEvery(50*time.Millisecond, "alice")
 	old := ga.d.net.HubLinks()[0].Keeper().Current()

@@ -23,7 +23,6 @@ type twoHubNet struct {
 }
 
 func twoHubs(t testing.TB) twoHubNet {
-	t.Setenv(home.EnvSocket, "")
 	live := testNow.Add(-time.Minute)
 	homes := map[string]home.Home{}
 	keys := map[string]string{}
@@ -110,6 +109,7 @@ func sendOnce(t *testing.T, box *netBox, from, to string, inboxOf *netBox) {
 // through either hub, each hub's own handles through the other, and a hub
 // that holds nobody for a handle another hub names sends through that hub.
 func TestSeveralHubsRoute(t *testing.T) {
+	t.Parallel()
 	n := twoHubs(t)
 	for _, tc := range []struct {
 		name     string
@@ -140,6 +140,7 @@ func TestSeveralHubsRoute(t *testing.T) {
 // TestLineGoesThroughTheHubThatIsUp: with one hub stopped, a line goes through
 // the other; with both down, the refusal names both.
 func TestLineGoesThroughTheHubThatIsUp(t *testing.T) {
+	t.Parallel()
 	n := twoHubs(t)
 	if err := n.ha.stop(t); err != nil {
 		t.Fatal(err)

@@ -109,7 +109,6 @@ func guestsLinked(guests ...*netBox) bool {
 // and gb (bob, and stale an hour old), all linked. hosts.toml also names gx, a
 // frontend box that never links.
 func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
-	t.Setenv(home.EnvSocket, "")
 	live, old := testNow.Add(-time.Minute), testNow.Add(-time.Hour)
 	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live, "stale-hb": old})
 	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live})
@@ -132,6 +131,7 @@ func threeBoxes(t testing.TB) (hb, ga, gb *netBox) {
 }
 
 func TestRoutesAcrossBoxes(t *testing.T) {
+	t.Parallel()
 	hb, ga, gb := threeBoxes(t)
 	// Each box sends as a handle it holds: a box acts for no other.
 	senderOf := map[*netBox]string{hb: "hank", ga: "alice", gb: "bob"}
@@ -203,6 +203,7 @@ func TestHeldLockIsTheReceiversWords(t *testing.T) {
 }
 
 func TestGuestWithoutItsHubSaysSo(t *testing.T) {
+	t.Parallel()
 	hb, ga, _ := threeBoxes(t)
 	if err := hb.stop(t); err != nil {
 		t.Fatal(err)
@@ -220,6 +221,7 @@ func TestGuestWithoutItsHubSaysSo(t *testing.T) {
 }
 
 func TestDirectoryFollowsTheRegistry(t *testing.T) {
+	t.Parallel()
 	hb, _, gb := threeBoxes(t)
 	boxHas := func(handle string) bool {
 		return hb.d.net.Router().Holder(handle) == "gb"

@@ -14,6 +14,7 @@ import (
 // still, so the box restarts to publish anew: a new link's first event is its
 // whole part of the view.)
 func TestAnOverlongSummaryStillLeavesTheViewCurrent(t *testing.T) {
+	t.Parallel()
 	hb, ga, _ := trustBoxes(t)
 	if err := ga.stop(t); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
@@ -17,7 +16,7 @@ import (
 // holds handles, so while it is cut off a send to one of them is answered
 // with that box named as not linked, not as a handle no box knows.
 func TestDaemonBoxCutOffIsNamed(t *testing.T) {
-	t.Setenv(home.EnvSocket, "")
+	t.Parallel()
 	live := testNow.Add(-time.Minute)
 	hh, hk := boxHome(t, "hb", map[string]time.Time{"hank": live})
 	ah, ak := boxHome(t, "ga", map[string]time.Time{"alice": live})
@@ -57,6 +56,7 @@ func TestDaemonBoxCutOffIsNamed(t *testing.T) {
 // The hub keeps hosts.toml's list of boxes that should link between lines, and
 // parses it again once the file changed: a box added there is named at once.
 func TestTheHubNamesABoxAddedToHostsTomlSinceItsLastRead(t *testing.T) {
+	t.Parallel()
 	hb, ga, _ := threeBoxes(t)
 	_, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: "before"})
 	wantRefusal(t, err, wire.CodeNotHere, "no linked box knows that handle: nobody; not linked: gx")

@@ -16,6 +16,7 @@ import (
 // bob's answer to alice on ga's only; neither page carries a body filed on
 // the other box. The page sends a reply with in_reply_to set.
 func TestPageConversationsAreThisBoxsOwn(t *testing.T) {
+	t.Parallel()
 	_, ga, gb := threeBoxes(t)
 	gaPage, gbPage := pageOf(t, ga.rig, "ga"), pageOf(t, gb.rig, "gb")
 	gaWS, _ := gaPage.subscribe(t)

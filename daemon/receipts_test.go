@@ -113,6 +113,7 @@ func TestReceiptsAcrossBoxes(t *testing.T) {
 }
 
 func TestReceiptsRefusals(t *testing.T) {
+	t.Parallel()
 	_, ga, _, _ := receiptBoxes(t)
 	for _, tc := range []struct {
 		name string
@@ -130,6 +131,7 @@ func TestReceiptsRefusals(t *testing.T) {
 }
 
 func TestReceiptsWithoutTheHub(t *testing.T) {
+	t.Parallel()
 	hb, ga, _, _ := receiptBoxes(t)
 	if res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "ann", Text: "kept here"}); err != nil || !res.OK {
 		t.Fatalf("comm.file = %+v, %v", res, err)

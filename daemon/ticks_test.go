@@ -13,6 +13,7 @@ import (
 // complete (every box here ticks): a member box, even a compromised one, never
 // sees mail for a handle it does not hold.
 func TestALineNoBoxHoldsIsOfferedToNoTickingBox(t *testing.T) {
+	t.Parallel()
 	_, ga, gm := trustBoxesWith(t, dialTicking)
 	for i := range 3 {
 		res, err := call(t, ga.dial(t), wire.CommFile{From: "alice", To: "nobody", Text: fmt.Sprintf("private %d", i), ID: fmt.Sprintf("ID-NOBODY-%d", i)})
@@ -50,6 +51,7 @@ func TestABoxWithoutTicksIsStillOfferedUnnamedHandles(t *testing.T) {
 // waits for gb's next directory event, which names it, and the line is filed
 // on gb.
 func TestALineRightAfterAJoinOnAnotherBoxIsFiledThere(t *testing.T) {
+	t.Parallel()
 	_, ga, gb := threeBoxes(t)
 	for i := range 3 {
 		handle := fmt.Sprintf("newcomer%d", i)
@@ -67,6 +69,7 @@ func TestALineRightAfterAJoinOnAnotherBoxIsFiledThere(t *testing.T) {
 // Guest daemons tick: each sends a directory event on every poll, so the hub
 // answers a line for a handle no box holds without offering it to either.
 func TestGuestDaemonsTickSoNoGuestIsOfferedAnUnheldLine(t *testing.T) {
+	t.Parallel()
 	hb, ga, gb := threeBoxes(t)
 	if !ga.d.net.HubLinks()[0].Keeper().Current().Ticks() || !gb.d.net.HubLinks()[0].Keeper().Current().Ticks() {
 		t.Fatal("the guests' links did not agree to Ticks")

@@ -125,6 +125,7 @@ func awaitEvent[T any](t *testing.T, ws *websocket.Conn, kind string, ok func(T)
 }
 
 func TestPageSeesJoinAndMail(t *testing.T) {
+	t.Parallel()
 	p := startPage(t)
 	ws, snap := p.subscribe(t)
 	if snap.Host != "box" {

@@ -287,6 +287,7 @@ func queuedFor(ctx context.Context, to string) *queued {
 // lines waiting on one slow holder) hold up no other: a request made after
 // them is answered while they still wait.
 func TestFileIsNotHeldUpBehindSlowBatches(t *testing.T) {
+	t.Parallel()
 	for _, pending := range []int{2, 3, 4} {
 		t.Run(fmt.Sprintf("%d pending", pending), func(t *testing.T) {
 			f := newSlowFiler(t)

@@ -112,6 +112,7 @@ func TestConcurrentCallsEachGetTheirOwnAnswer(t *testing.T) {
 }
 
 func TestABlockedHandlerDelaysNoOtherAnswer(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	reached := make(chan struct{}, 1) // the stuck request is in its handler
 	var stuckEnded atomic.Bool
@@ -224,6 +225,7 @@ func TestEventsArriveInOrder(t *testing.T) {
 // other end finds it dead DeadAfter after its last word, by its heartbeat or
 // QUIC's idle timer, whichever is first, and says so in the same words.
 func TestHeartbeatFindsADeadPeer(t *testing.T) {
+	t.Parallel()
 	// Five beats to a death: a window of three fired on a healthy link when a
 	// loaded machine (-race, both cores busy) held a beat back.
 	const every, dead = 200 * time.Millisecond, time.Second

@@ -33,6 +33,7 @@ func TestTheProductionLivenessAgrees(t *testing.T) {
 // WebSocket still pongs): the guest's heartbeat judges it dead DeadAfter after
 // that beat, not at its next tick after.
 func TestASilentPeerIsDeadAtDeadAfter(t *testing.T) {
+	t.Parallel()
 	const dead = 400 * time.Millisecond
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 // from crash to crash. The clock and the sleeps are the test's, so the schedule
 // is read, not waited out.
 func TestKeeperRelinksOnItsSchedule(t *testing.T) {
+	t.Parallel()
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	pins := map[string]string{gid.Fingerprint(): "guest"}
 

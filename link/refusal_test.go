@@ -14,6 +14,7 @@ import (
 )
 
 func TestRefusedLinksGetNothing(t *testing.T) {
+	t.Parallel()
 	hid, gid, stranger := newID(t, "hub"), newID(t, "guest"), newID(t, "stranger")
 	for _, tc := range []struct {
 		name     string
@@ -71,6 +72,7 @@ func TestRefusedLinksGetNothing(t *testing.T) {
 }
 
 func TestDialFallsBackToWebSocketOnlyWhenQUICDoesNotGetThrough(t *testing.T) {
+	t.Parallel()
 	hid, gid := newID(t, "hub"), newID(t, "guest")
 	h := startHub(t, hid, map[string]string{gid.Fingerprint(): "guest"}, Config{Handler: echo("hub")})
 	const wait = 300 * time.Millisecond

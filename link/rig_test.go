@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,7 +18,13 @@ import (
 	"github.com/sotcomm/sotd/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The parallel tests here wait on real time (heartbeats, a dead link's
+	// judge, a relink's backoff), not the CPU.
+	flag.Parse()
+	testutil.AtLeastParallel(6)
+	goleak.VerifyTestMain(m)
+}
 
 // transports are the ways a guest links; dial skips Dial's choice. kind is
 // the transport's name; "quic-per-call" is a guest older than multiplexed

@@ -16,6 +16,7 @@ import (
 // hub took that box's directory for incomplete for the link's whole life
 // (every line for a handle no box holds was then offered to it).
 func TestAnAcceptedLinkReadsNothingBeforeStart(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			hid, gid := newID(t, "hub"), newID(t, "guest")

@@ -6,6 +6,7 @@ import "testing"
 // transport: a hub older than Ticks leaves it out of its answer, and a guest
 // older than it never says it, so either end alone keeps today's directory.
 func TestALinkTicksOnlyWhenBothEndsAgree(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		for _, tc := range []struct {
 			name       string

@@ -210,6 +210,7 @@ func TestTheFirstSampleDoesNotWaitAnInterval(t *testing.T) {
 // TestBareBeatsKeepALinkUp: an older peer's heartbeats carry no payload, or
 // one this end cannot read; each is still a beat.
 func TestBareBeatsKeepALinkUp(t *testing.T) {
+	t.Parallel()
 	// The bare beats come ten times inside DeadAfter, so a scheduler's pause
 	// under -race is not taken for silence.
 	const every, dead = 50 * time.Millisecond, 500 * time.Millisecond

@@ -27,8 +27,8 @@ import (
 // the daemon for its row (client.Session.ReadRows). A write rewrites its row
 // in place either way. One untimed round comes first: a daemon's start over
 // 10,000 entries (its whole parse, its page's first look at every inbox) is
-// no hook's cost, nor is a session's first heartbeat, which reads its row, of
-// a tool call's (a heartbeat reads it at most about twice each beatFresh).
+// no hook's cost, and a session's first heartbeat reads its row, as a
+// heartbeat does at most about twice each beatFresh, not at each tool call.
 //
 //	go test -run='^$' -bench=HookRegistrySize -benchtime=20x ./hooks/
 func BenchmarkHookRegistrySize(b *testing.B) {

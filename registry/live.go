@@ -120,7 +120,8 @@ func IndexLive(agents map[string]*Entry) *LiveIndex {
 // With is x after name's entry went from old to now (nil for absent); x
 // itself is unchanged.
 func (x *LiveIndex) With(name string, old, now *Entry) *LiveIndex {
-	rows := slices.Clone(x.rows)
+	rows := make([]seenRow, len(x.rows), len(x.rows)+1)
+	copy(rows, x.rows)
 	if old != nil && stampShape(old.LastSeen) {
 		if i, ok := slices.BinarySearchFunc(rows, seenRow{old.LastSeen, name}, newer); ok {
 			rows = slices.Delete(rows, i, i+1)

@@ -304,7 +304,9 @@ func (n *Network) List(page wire.NetListPage) (any, error) {
 		names := v.Live(live)
 		all = make(map[string]wire.ViewEntry, len(names))
 		for _, name := range names {
-			all[name] = viewEntry(name, doc.Agents[name], n.self, live)
+			if e := doc.Agents[name]; e != nil { // always: the index is the view's Doc's
+				all[name] = viewEntry(name, e, n.self, live)
+			}
 		}
 		out.Stale = len(doc.Agents) - len(names)
 	} else {

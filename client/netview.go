@@ -29,7 +29,7 @@ func (s *Session) network(d *registry.Doc) wire.NetList {
 
 // localNetwork is network with no daemon answering (why): d alone.
 func (s *Session) localNetwork(d *registry.Doc, why error) wire.NetList {
-	now := s.Now()
+	live := registry.LiveAt(s.Now())
 	nl := wire.NetList{Box: s.Host, Known: true, Entries: []wire.ViewEntry{}}
 	for _, h := range slices.Sorted(maps.Keys(d.Agents)) {
 		e := d.Agents[h]
@@ -38,7 +38,7 @@ func (s *Session) localNetwork(d *registry.Doc, why error) wire.NetList {
 			box = s.Host
 		}
 		nl.Entries = append(nl.Entries, wire.ViewEntry{Handle: h, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
-			Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt})
+			Live: live.Live(e.LastSeen), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt})
 	}
 	if hub := s.hubElsewhere(); hub != "" {
 		nl.Known, nl.Hub = false, hub

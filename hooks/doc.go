@@ -122,4 +122,11 @@
 //	                                started anew by each waiter
 //	stop-blocks-<key>               the Stop hook's blocks since the turn's
 //	                                first Stop, for Claude Code's cap
+//
+// and a Claude Code session's heartbeat (PostTool):
+//
+//	beat-<key>                      {"handle","row","status_at","last_seen"}: its
+//	                                row's stamps as its last read or write left
+//	                                them; while they are fresh a tool call reads
+//	                                no registry. Nothing removes it.
 package hooks

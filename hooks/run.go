@@ -82,14 +82,26 @@ func (r Run) quiet() *client.Session {
 // joined, its row is gone, or another row holds the handle (then its hooks have
 // no identity to stamp or block on). A fault reading who it is comes back as err.
 func (r Run) me() (string, *registry.Entry, error) {
-	s := r.Session
-	me, err := s.Me()
-	if errors.Is(err, client.ErrNotJoined) {
-		return "", nil, nil
-	}
-	if err != nil {
+	me, err := r.handle()
+	if me == "" || err != nil {
 		return "", nil, err
 	}
+	return r.rowOf(me)
+}
+
+// handle is the handle this session's pin names, "" when it has not joined;
+// its row is not read (rowOf reads it).
+func (r Run) handle() (string, error) {
+	me, err := r.Session.Me()
+	if errors.Is(err, client.ErrNotJoined) {
+		return "", nil
+	}
+	return me, err
+}
+
+// rowOf is me's row, read as me reads it.
+func (r Run) rowOf(me string) (string, *registry.Entry, error) {
+	s := r.Session
 	e, ok, err := s.Lookup(me)
 	switch {
 	case err != nil:

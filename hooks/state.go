@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -180,6 +181,38 @@ func (st state) tellLockFault(handle, fault string) error {
 		return err
 	}
 	return st.write(p, []byte(oneLine(fault)+"\n"))
+}
+
+// beatFile is the heartbeat's record (see PostTool).
+func (st state) beatFile() string { return filepath.Join(st.dir, "beat-"+st.key) }
+
+// lastBeat is the heartbeat's record; false when there is none that decodes.
+func (st state) lastBeat() (beat, bool) {
+	var b beat
+	raw, err := st.h.ReadFile(st.beatFile(), maxState)
+	if err != nil || json.Unmarshal(raw, &b) != nil || b.Handle == "" {
+		return beat{}, false
+	}
+	return b, true
+}
+
+// noteBeat records b, best effort and unflushed: a record lost or torn in a
+// crash costs the next heartbeat the read it would have spared (a torn record
+// does not decode), and a whole one is still true, only older.
+func (st state) noteBeat(b beat) {
+	raw, err := json.Marshal(b)
+	if err != nil || home.MkdirPrivate(st.dir) != nil {
+		return
+	}
+	path := st.beatFile()
+	tmp := path + ".tmp." + strconv.Itoa(os.Getpid())
+	os.Remove(tmp) // a crashed process's of the same pid, which WriteNew would refuse
+	if home.WriteNew(tmp, raw, func(*os.File) error { return nil }) != nil {
+		return
+	}
+	if os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
 }
 
 // clear ends an episode: the file is removed; one already gone is no error.

@@ -241,22 +241,41 @@ const beatFresh = 30 * time.Second
 // tool (the input carries agent_id) stamps nothing: subagents run tools while
 // their session waits on a person, and the session's own turn is what its row
 // tells. Nor does an input it cannot read, which may be a subagent's.
+//
+// A Claude Code session's heartbeat reads its row at most about twice each
+// beatFresh: the stamps it last read or wrote are kept in its beat record
+// (state.lastBeat), and while they are fresh the row's are too, as no writer
+// moves a stamp back, so a tool call then reads no registry (of any size) to
+// learn that nothing is to be written. Codex's reads its row at every call,
+// for the dialog it clears, which other writers set.
 func PostTool(r Run, codex bool) int {
 	in, err := r.read()
 	r.drain()
 	if err != nil || in.AgentID != "" || r.Session == nil || r.onSharedServer("posttool", false) {
 		return ExitOK
 	}
-	me, e, err := r.me()
+	me, err := r.handle()
 	if err != nil || me == "" {
 		return ExitOK
 	}
-	now := r.Session.Now()
-	if (!codex || e.Dialog == "") && fresh(e.StatusAt, now) && fresh(e.LastSeen, now) {
+	now, row := r.Session.Now(), r.Session.Row
+	st, kept := newState(r.Session.Home, in.SessionID), !codex && in.SessionID != ""
+	if kept {
+		if b, ok := st.lastBeat(); ok && b.Handle == me && b.Row == row && b.fresh(now) {
+			return ExitOK
+		}
+	}
+	me, e, err := r.rowOf(me)
+	if err != nil || me == "" {
 		return ExitOK
 	}
-	row := r.Session.Row
-	registry.Mark(r.Session.Home, me, registry.BeatWait, func(e *registry.Entry) error {
+	if (!codex || e.Dialog == "") && fresh(e.StatusAt, now) && fresh(e.LastSeen, now) {
+		if kept {
+			st.noteBeat(beat{Handle: me, Row: row, StatusAt: e.StatusAt, LastSeen: e.LastSeen})
+		}
+		return ExitOK
+	}
+	err = registry.Mark(r.Session.Home, me, registry.BeatWait, func(e *registry.Entry) error {
 		if e.BoundElsewhere(row) {
 			return errForeign
 		}
@@ -267,8 +286,23 @@ func PostTool(r Run, codex bool) int {
 		e.LastSeen = e.StatusAt
 		return nil
 	})
+	if err == nil && kept {
+		st.noteBeat(beat{Handle: me, Row: row, StatusAt: registry.Stamp(now), LastSeen: registry.Stamp(now)})
+	}
 	return ExitOK
 }
+
+// beat is a heartbeat's record of its session's row as its last read or write
+// left it: whose row, and the two stamps the heartbeat keeps fresh.
+type beat struct {
+	Handle   string `json:"handle"`
+	Row      string `json:"row"`
+	StatusAt string `json:"status_at"`
+	LastSeen string `json:"last_seen"`
+}
+
+// fresh reports whether both stamps are, at now, too young to be written again.
+func (b beat) fresh(now time.Time) bool { return fresh(b.StatusAt, now) && fresh(b.LastSeen, now) }
 
 func fresh(stamp string, now time.Time) bool {
 	t, err := time.Parse(time.RFC3339, stamp)

@@ -98,7 +98,7 @@ func (d *directory) syncLocked() {
 // syncViewLocked sends the hub what changed in this box's part of the view.
 func (d *directory) syncViewLocked(doc *registry.Doc) {
 	now := d.now()
-	own := viewEntries(doc, d.box, now, func(_ string, e *registry.Entry) bool { return e.Host == d.box })
+	own := viewEntries(doc, d.box, registry.LiveAt(now), func(_ string, e *registry.Entry) bool { return e.Host == d.box })
 	ev, ok := d.view.next(own, d.rows(), nil, now)
 	if !ok {
 		return

@@ -36,25 +36,26 @@ const (
 )
 
 // viewEntry is registry entry e, held under name on this box, as the view
-// carries it, its liveness judged now by this box's clock, and its text within
-// the view's bounds (hub.Clip): a summary an older writer left a megabyte long
-// would make every event that carries it too big for a frame.
-func viewEntry(name string, e *registry.Entry, box string, now time.Time) wire.ViewEntry {
+// carries it, its liveness judged now by this box's clock (live), and its text
+// within the view's bounds (hub.Clip): a summary an older writer left a
+// megabyte long would make every event that carries it too big for a frame.
+func viewEntry(name string, e *registry.Entry, box string, live registry.Cutoff) wire.ViewEntry {
 	if e.Host != "" {
 		box = e.Host
 	}
 	return hub.Clip(wire.ViewEntry{
 		Handle: name, Box: box, Repo: e.Repo, Expertise: e.Expertise, LastSeen: e.LastSeen,
-		Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
+		Live: live.Live(e.LastSeen), State: e.State, Summary: e.Summary, StatusAt: e.StatusAt,
 	})
 }
 
-// viewEntries is doc's entries that keep asks for, as the view carries them.
-func viewEntries(doc *registry.Doc, box string, now time.Time, keep func(name string, e *registry.Entry) bool) map[string]wire.ViewEntry {
+// viewEntries is doc's entries that keep asks for, as the view carries them,
+// judged by live.
+func viewEntries(doc *registry.Doc, box string, live registry.Cutoff, keep func(name string, e *registry.Entry) bool) map[string]wire.ViewEntry {
 	out := map[string]wire.ViewEntry{}
 	for name, e := range doc.Agents {
 		if keep == nil || keep(name, e) {
-			out[name] = viewEntry(name, e, box, now)
+			out[name] = viewEntry(name, e, box, live)
 		}
 	}
 	return out
@@ -214,7 +215,7 @@ func (n *Network) pushView(told map[hub.Peer]*viewTold) {
 	now := n.now()
 	v := n.router.View()
 	if doc, err := n.reg.Read(); err == nil {
-		v.SetOwn(viewEntries(doc, n.self, now, nil), n.page.OwnRows())
+		v.SetOwn(viewEntries(doc, n.self, registry.LiveAt(now), nil), n.page.OwnRows())
 	} else {
 		n.log.Debug("the hub's own entries in the network view were not updated: the registry could not be read", "err", err)
 	}
@@ -291,23 +292,26 @@ func (n *Network) onView(c *link.Conn, ev wire.Envelope) {
 // them, after page.After. With page.Live the stale ones are counted in Stale,
 // not sent.
 func (n *Network) List(page wire.NetListPage) (any, error) {
-	doc, err := n.reg.Read()
+	v, err := n.reg.View()
 	if err != nil {
 		return nil, refuse.Unreadable(wire.CodeUnreadable, "nothing can be listed", err)
 	}
-	now := n.now()
+	doc, now := v.Doc, n.now()
 	out := wire.NetList{Box: n.self, Boxes: []wire.ViewBox{}, Known: true, AsOf: now.UTC().Format(time.RFC3339)}
-	var keep func(string, *registry.Entry) bool
+	live := registry.LiveAt(now)
+	var all map[string]wire.ViewEntry
 	if page.Live { // the stale are counted, not made into entries
-		keep = func(_ string, e *registry.Entry) bool {
-			live := registry.Live(e.LastSeen, now)
-			if !live {
-				out.Stale++
+		names := v.Live(live)
+		all = make(map[string]wire.ViewEntry, len(names))
+		for _, name := range names {
+			if e := doc.Agents[name]; e != nil { // always: the index is the view's Doc's
+				all[name] = viewEntry(name, e, n.self, live)
 			}
-			return live
 		}
+		out.Stale = len(doc.Agents) - len(names)
+	} else {
+		all = viewEntries(doc, n.self, live, nil)
 	}
-	all := viewEntries(doc, n.self, now, keep)
 	var remote map[string]wire.ViewEntry
 	switch {
 	case n.router != nil:

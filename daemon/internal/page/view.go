@@ -130,9 +130,9 @@ func (v *Page) Snapshot() web.View {
 	for _, k := range slices.Sorted(maps.Keys(v.netRows)) {
 		out.RemoteRows = append(out.RemoteRows, pageRow(v.netRows[k]))
 	}
-	now := v.now()
+	live := registry.LiveAt(v.now())
 	for _, h := range slices.Sorted(maps.Keys(v.entries)) {
-		out.Agents = append(out.Agents, v.agentLocked(h, now))
+		out.Agents = append(out.Agents, v.agentLocked(h, live))
 	}
 	for _, h := range slices.Sorted(maps.Keys(v.remote)) {
 		if _, local := v.entries[h]; !local {
@@ -145,9 +145,9 @@ func (v *Page) Snapshot() web.View {
 	return out
 }
 
-func (v *Page) agentLocked(handle string, now time.Time) web.Agent {
+func (v *Page) agentLocked(handle string, live registry.Cutoff) web.Agent {
 	e := v.entries[handle]
-	a := web.Agent{Handle: handle, Host: e.Host, Live: registry.Live(e.LastSeen, now), State: e.State, Summary: e.Summary, Expertise: e.Expertise, Unread: v.unread[handle], Local: true}
+	a := web.Agent{Handle: handle, Host: e.Host, Live: live.Live(e.LastSeen), State: e.State, Summary: e.Summary, Expertise: e.Expertise, Unread: v.unread[handle], Local: true}
 	if t, err := time.Parse(time.RFC3339, e.StatusAt); err == nil {
 		a.StatusAt = t
 	}
@@ -202,7 +202,7 @@ func (v *Page) setRows(rs []wire.ViewRow) {
 func (v *Page) setAgents(doc *registry.Doc) {
 	v.pub.Lock()
 	defer v.pub.Unlock()
-	now := v.now()
+	live := registry.LiveAt(v.now())
 	var changed []web.Agent
 	regroup := false // a handle's box as boxOf names it may have changed
 	v.mu.Lock()
@@ -220,15 +220,15 @@ func (v *Page) setAgents(doc *registry.Doc) {
 			v.entries[h] = *e
 			regroup = regroup || !ok || old.Host != e.Host
 			if !ok || old.Host != e.Host || old.State != e.State || old.Summary != e.Summary || old.StatusAt != e.StatusAt {
-				v.live[h] = registry.Live(e.LastSeen, now)
-				changed = append(changed, v.agentLocked(h, now))
+				v.live[h] = live.Live(e.LastSeen)
+				changed = append(changed, v.agentLocked(h, live))
 			}
 		}
 	}
 	for h := range v.entries {
-		if live := registry.Live(v.entries[h].LastSeen, now); live != v.live[h] {
-			v.live[h] = live
-			changed = append(changed, v.agentLocked(h, now))
+		if ok := live.Live(v.entries[h].LastSeen); ok != v.live[h] {
+			v.live[h] = ok
+			changed = append(changed, v.agentLocked(h, live))
 		}
 	}
 	v.mu.Unlock()

@@ -54,10 +54,13 @@ func TestViewMatchesAFreshReadAfterEachWrite(t *testing.T) {
 			return nil
 		}},
 	}
+	live := registry.LiveAt(now)
 	for _, w := range writes {
-		if _, err := c.View(); err != nil { // the view before the write, to read from
+		before, err := c.View() // the view before the write, to read from
+		if err != nil {
 			t.Fatal(err)
 		}
+		before.Live(live) // its live index made, for the next view to carry
 		if err := w.do(); err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
@@ -80,6 +83,9 @@ func TestViewMatchesAFreshReadAfterEachWrite(t *testing.T) {
 			if !slices.Equal(got.Bound(k.host, k.id), hs) {
 				t.Errorf("%s: Bound(%s, %s) is %v; want %v", w.name, k.host, k.id, got.Bound(k.host, k.id), hs)
 			}
+		}
+		if l, fl := got.Live(live), fresh.Live(live); !slices.Equal(l, fl) {
+			t.Errorf("%s: the view's live are %v; a fresh read's %v", w.name, l, fl)
 		}
 		for _, host := range slices.Collect(maps.Keys(fresh.held)) {
 			if !slices.Equal(got.Held(host), fresh.held[host]) {

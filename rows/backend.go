@@ -57,6 +57,9 @@ type Backend interface {
 	// Only tmux rows survive a daemon; the PTY backend finds none.
 	Discover() ([]RowInfo, error)
 	// Screen is what the row shows now, cell attributes and cursor included.
+	// The PTY's also says when each row and the cursor last changed
+	// (screen.Screen's Changed); tmux, which is only ever asked for a
+	// snapshot, cannot tell.
 	Screen(id string) (*screen.Screen, error)
 	// Texts is what each row shows now without cell attributes (nothing is
 	// dim): enough to read its words, and cheaper than a Screen each. A row

@@ -55,11 +55,13 @@ func (p *PTY) Start(spec Spec) (RowInfo, error) {
 	if err != nil {
 		return RowInfo{}, fmt.Errorf("start row %s (%s): %w", spec.ID, spec.Argv[0], err)
 	}
+	emu := vt.NewEmulator(cols, rows)
 	r := &ptyRow{
 		spec:    spec,
 		proc:    pr,
 		started: p.opt.Now(),
-		emu:     vt.NewEmulator(cols, rows),
+		emu:     emu,
+		seen:    newChanges(emu, time.Now()),
 		reaped:  make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -164,7 +166,9 @@ func (p *PTY) Screen(id string) (*screen.Screen, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pos := r.emu.CursorPosition()
-	return snapshot(r.emu, pos.Y, pos.X), nil
+	s := snapshot(r.emu, pos.Y, pos.X)
+	r.seen.stamp(s)
+	return s, nil
 }
 
 // Texts implements Backend: the emulator's cells cost no more with their

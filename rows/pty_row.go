@@ -37,6 +37,7 @@ type ptyRow struct {
 
 	mu       sync.Mutex // guards the fields below
 	emu      *vt.Emulator
+	seen     *changes // when each row of emu, and its cursor, last changed (wall clock)
 	osc      oscGuard // what the emulator is given of an OSC string
 	drawn    bool
 	ending   bool
@@ -71,6 +72,7 @@ func (r *ptyRow) read() {
 		if n > 0 {
 			r.mu.Lock()
 			_, _ = r.emu.Write(r.osc.clean(buf[:n]))
+			r.seen.note(r.emu, time.Now())
 			r.drawn = true
 			r.tellWatchersLocked(buf[:n])
 			r.mu.Unlock()

@@ -3,9 +3,12 @@
 package rows_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sotcomm/sotd/rows"
+	"github.com/sotcomm/sotd/rows/rowstest"
+	"github.com/sotcomm/sotd/screen"
 )
 
 // Close ends every PTY row: nothing of them outlives the daemon. goleak, in
@@ -31,5 +34,60 @@ func TestPTYCloseEndsRows(t *testing.T) {
 	}
 	if found, err := b.Discover(); err != nil || len(found) != 0 {
 		t.Errorf("Discover on the PTY backend = %v, %v; PTY rows never survive", found, err)
+	}
+}
+
+// A PTY row's screen says when each row and the cursor last changed as the
+// screen shows them, so the wake's stillness sees every change its emulator
+// drew; a row drawn again as it was, and the cursor sent away and back in one
+// write, are no change.
+func TestPTYScreenSaysWhenRowsChanged(t *testing.T) {
+	b := newPTY(t, rows.Options{})
+	// Each phase waits for a line typed into the row; echo is off, so the
+	// typing draws nothing.
+	script := `stty -echo
+printf '\033[2J\033[1;1Hmascot\033[3;1Hbox\033[10;1H1\033[3;4H'
+read a
+printf '\033[1;1Hmascot\033[20;1H\033[10;1H2\033[3;4H'
+read a
+printf '\033[1;1Hmaskot\033[10;1H3\033[3;6H'
+read a`
+	info, err := b.Start(rows.Spec{Label: "Repo", Agent: rows.Other, Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.Spec.ID
+	phase := func(n string) *screen.Screen {
+		t.Helper()
+		s := rowstest.WaitScreen(t, b, id, wait, "phase "+n, func(s *screen.Screen) bool { return strings.TrimSpace(s.Line(9)) == n })
+		if len(s.Changed) != s.Rows {
+			t.Fatalf("phase %s: %d change times for %d rows", n, len(s.Changed), s.Rows)
+		}
+		return s
+	}
+	first := phase("1")
+	drawn, untouched := first.Changed[0], first.Changed[30]
+	if !untouched.Before(drawn) || first.CursorMoved.Before(drawn) {
+		t.Errorf("phase 1: row 30 (blank) changed at %v, row 0 (drawn) at %v, the cursor at %v; want the blank row from the row's start, before the others",
+			untouched, drawn, first.CursorMoved)
+	}
+	if err := b.Input(id, []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	again := phase("2")
+	if !again.Changed[0].Equal(drawn) || !again.CursorMoved.Equal(first.CursorMoved) || !again.Changed[30].Equal(untouched) {
+		t.Errorf("phase 2 drew row 0 as it was and sent the cursor away and back: row 0 changed at %v (was %v), the cursor at %v (was %v)",
+			again.Changed[0], drawn, again.CursorMoved, first.CursorMoved)
+	}
+	if !again.Changed[9].After(drawn) {
+		t.Errorf("phase 2 changed row 9 at %v, not after phase 1 (%v)", again.Changed[9], drawn)
+	}
+	if err := b.Input(id, []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	last := phase("3")
+	if !last.Changed[0].After(again.Changed[9]) || !last.CursorMoved.After(again.Changed[9]) {
+		t.Errorf("phase 3 changed row 0 and moved the cursor: they changed at %v and %v, want after phase 2 (%v)",
+			last.Changed[0], last.CursorMoved, again.Changed[9])
 	}
 }

@@ -8,7 +8,10 @@
 // the built-in terminal put every character in the same column.
 package screen
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Cell is one column of the screen. A wide character fills its first cell with
 // Width 2 and the next with an empty Text and Width 0.
@@ -24,6 +27,13 @@ type Screen struct {
 	Lines      [][]Cell // len(Lines) == Rows; each line has Cols cells
 	CursorRow  int      // 0-based
 	CursorCol  int      // 0-based
+	// Changed is when each row last changed (its cells' text, width or
+	// dimness) and CursorMoved when the cursor last moved, on the wall clock,
+	// as the backend that drew the screen saw every byte of it. A backend that
+	// sees only snapshots (tmux) and a screen read from text cannot tell: they
+	// leave Changed nil and CursorMoved zero.
+	Changed     []time.Time
+	CursorMoved time.Time
 }
 
 // Line is row r as text, dim cells included, trailing blanks kept.

@@ -92,14 +92,17 @@ type Loop struct {
 // unread RepeatAfter since its notice (once), is due. A due row whose registry
 // entry carries a stop_at under a minute old is running its Stop hook, which
 // reads the mail itself, and is not typed into. Otherwise the loop looks at
-// the screen: when the region StillRegion watches shows the same text on
-// consecutive looks StillFor apart and Check says Free, it types the notice as
-// one write. A row not due is not looked at (so idle rows cost one inbox read a
-// tick), and a row not looked at in a pass has its stillness forgotten: only
-// unbroken looks prove the screen still. A row found not yet proven still is
-// looked at again when StillFor since its first look has passed, without
-// waiting for the next tick, so a notice goes within a tick and StillFor of the
-// mail being counted.
+// the screen: when the region StillRegion watches has held still for StillFor
+// and Check says Free, it types the notice as one write. The region holds
+// still while it shows the same text on unbroken looks; a screen that says
+// when its rows and cursor last changed (the PTY backend's) tells it better,
+// so a region still for StillFor before its first look is still at once, and
+// a change undone between two looks is not missed. A row not due is not
+// looked at (so idle rows cost one inbox read a tick), and a row not looked at
+// in a pass has its stillness by looks forgotten. A row found not yet proven
+// still is looked at again when StillFor since the region's last change has
+// passed, without waiting for the next tick, so a notice goes within a tick
+// and StillFor of the mail being counted, or of the screen's last change.
 //
 // Enter is its own write, sent when a later look (every EchoWait for EchoFor
 // after typing, then every tick) finds Check saying HoldsNotice: the box shows

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/registry"
@@ -28,9 +29,24 @@ type fakeRow struct {
 	noEcho  int // this many looks do not yet show typed text
 	pending string
 	blind   error // what a look answers instead of a screen
+	// changed, when set, is when the screen says its rows and cursor last
+	// changed, as the PTY backend's screens say it (screen.Screen's Changed).
+	changed time.Time
 }
 
 func (f *fakeRow) screen() *screen.Screen {
+	s := f.drawn()
+	if !f.changed.IsZero() {
+		s.Changed = make([]time.Time, len(s.Lines))
+		for i := range s.Changed {
+			s.Changed[i] = f.changed
+		}
+		s.CursorMoved = f.changed
+	}
+	return s
+}
+
+func (f *fakeRow) drawn() *screen.Screen {
 	if f.row.Agent == rows.Codex {
 		return f.codexScreen()
 	}

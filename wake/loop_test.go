@@ -31,7 +31,7 @@ type rig struct {
 	loop     *Loop
 	log      *bytes.Buffer
 	nextTick time.Time
-	soon     time.Duration
+	soon     time.Time // when a row asked for another look; zero for none
 }
 
 func newRig(t *testing.T, rs ...*fakeRow) *rig {
@@ -48,7 +48,7 @@ func newRig(t *testing.T, rs ...*fakeRow) *rig {
 func (r *rig) begin() *rig {
 	r.loop.start()
 	r.nextTick = r.clk.Now().Add(Every)
-	r.soon = r.loop.step()
+	r.step()
 	return r
 }
 
@@ -64,8 +64,8 @@ func (r *rig) run(d time.Duration) {
 	end := r.clk.Now().Add(d)
 	for {
 		next := r.nextTick
-		if r.soon > 0 && r.clk.Now().Add(r.soon).Before(next) {
-			next = r.clk.Now().Add(r.soon)
+		if !r.soon.IsZero() && r.soon.Before(next) {
+			next = r.soon
 		}
 		if next.After(end) {
 			r.clk.Add(end.Sub(r.clk.Now()))
@@ -75,7 +75,16 @@ func (r *rig) run(d time.Duration) {
 		if next.Equal(r.nextTick) {
 			r.nextTick = r.nextTick.Add(Every)
 		}
-		r.soon = r.loop.step()
+		r.step()
+	}
+}
+
+// step is one pass, and the look it asks for as Run's timer would time it:
+// from the pass, however the test then moves the clock.
+func (r *rig) step() {
+	r.soon = time.Time{}
+	if d := r.loop.step(); d > 0 {
+		r.soon = r.clk.Now().Add(d)
 	}
 }
 
@@ -124,6 +133,42 @@ func typesTheNoticeThenEnter(t *testing.T, f *fakeRow) {
 	r.run(5 * time.Minute) // still unread, same batch
 	if f.wrote() != sent {
 		t.Errorf("one batch: wrote %q, want one notice", f.wrote())
+	}
+}
+
+// A screen that says when it last changed (the PTY backend's) is believed: a
+// screen still for StillFor before the mail came gets the notice at its first
+// look, and a change undone between two looks, which the looks alone cannot
+// see, holds the notice back until StillFor after it.
+func TestLoopReadsTheScreensChangeTimes(t *testing.T) {
+	for _, a := range typedRows {
+		t.Run(a.agent+"/still before the mail", func(t *testing.T) {
+			f := a.row("ws-a", "alice")
+			r := newRig(t, f).settled()
+			f.changed = r.clk.Now().Add(Every - StillFor)
+			r.in.mail("alice", 1)
+			r.run(Every) // the tick that counts the mail: a first look
+			if f.wrote() != registry.WakeNotice {
+				t.Fatalf("at the first look at a screen still for %v: wrote %q, want the notice", StillFor, f.wrote())
+			}
+		})
+		t.Run(a.agent+"/a change undone between looks", func(t *testing.T) {
+			f := a.row("ws-a", "alice")
+			r := newRig(t, f).settled()
+			f.changed = r.clk.Now().Add(Every)
+			r.in.mail("alice", 1)
+			r.run(Every) // a first look at a screen that changed just then
+			r.run(StillFor / 2)
+			f.changed = r.clk.Now() // drawn and drawn back before the next look
+			r.run(StillFor / 2)
+			if f.wrote() != "" {
+				t.Fatalf("at the look StillFor after the first, the screen changed %v before: wrote %q, want nothing yet", StillFor/2, f.wrote())
+			}
+			r.run(StillFor / 2)
+			if f.wrote() != registry.WakeNotice {
+				t.Fatalf("StillFor after the change: wrote %q, want the notice", f.wrote())
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package wake
 
 import (
 	"strings"
+	"time"
 
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/screen"
@@ -22,13 +23,35 @@ func StillRegion(s *screen.Screen, opt Options) string {
 		return ""
 	}
 	cut := *s
-	if r, ok := composerRow(s, opt); ok {
-		cut.Lines = s.Lines[:min(r+2, len(s.Lines))]
-		cut.Rows = len(cut.Lines)
-	}
+	cut.Lines = s.Lines[:regionRows(s, opt)]
+	cut.Rows = len(cut.Lines)
 	var w strings.Builder
 	_ = screen.Write(&w, &cut) // a strings.Builder takes every write
 	return w.String()
+}
+
+// regionChanged is when the region StillRegion watches last changed by the
+// screen's own change times (screen.Screen's Changed): the latest of its rows'
+// and the cursor's. It is zero when the screen carries none.
+func regionChanged(s *screen.Screen, opt Options) time.Time {
+	if s == nil || len(s.Changed) != len(s.Lines) {
+		return time.Time{}
+	}
+	last := s.CursorMoved
+	for _, at := range s.Changed[:regionRows(s, opt)] {
+		if at.After(last) {
+			last = at
+		}
+	}
+	return last
+}
+
+// regionRows is how many rows from the top StillRegion watches.
+func regionRows(s *screen.Screen, opt Options) int {
+	if r, ok := composerRow(s, opt); ok {
+		return min(r+2, len(s.Lines))
+	}
+	return len(s.Lines)
 }
 
 // composerRow is the row the agent's prompt is on: Claude Code's input box's

@@ -3,6 +3,7 @@ package wake
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/screen"
 )
@@ -73,5 +74,39 @@ func TestStillRegionFollowsTheWindowsGlyph(t *testing.T) {
 	}
 	if got := StillRegion(s, Options{}); !strings.Contains(got, "footer") {
 		t.Errorf("off Windows > is no box, so the whole screen is watched:\n%s", got)
+	}
+}
+
+// regionChanged reads the change times of the rows StillRegion watches and of
+// the cursor, and of no row below the box.
+func TestRegionChanged(t *testing.T) {
+	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	stamped := func(rowsAt []int, cursor int) *screen.Screen {
+		s := claude("❯"+nb, "  footer") // 8 rows: the box's rules are rows 3 and 5, the footer 6
+		for _, sec := range rowsAt {
+			s.Changed = append(s.Changed, at(sec))
+		}
+		s.CursorMoved = at(cursor)
+		return s
+	}
+	tests := []struct {
+		name string
+		s    *screen.Screen
+		want time.Time
+	}{
+		{"a row above the box", stamped([]int{9, 1, 1, 1, 1, 1, 1, 1}, 1), at(9)},
+		{"the lower rule", stamped([]int{1, 1, 1, 1, 1, 9, 1, 1}, 1), at(9)},
+		{"the footer and the row below it", stamped([]int{1, 2, 1, 1, 1, 1, 9, 9}, 1), at(2)},
+		{"the cursor", stamped([]int{1, 1, 1, 1, 1, 1, 1, 1}, 9), at(9)},
+		{"no change times (tmux)", claude("❯"+nb, "  footer"), time.Time{}},
+		{"change times for some rows only", stamped([]int{1, 1}, 1), time.Time{}},
+		{"no screen", nil, time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := regionChanged(tc.s, Options{}); !got.Equal(tc.want) {
+				t.Errorf("regionChanged = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -36,7 +36,8 @@ type owed struct {
 
 type look struct {
 	region string
-	since  time.Time // the first of the unbroken looks that saw region
+	since  time.Time // since when region has shown: see still
+	at     time.Time // when the last look was
 }
 
 func newState() *state {
@@ -110,7 +111,7 @@ func (l *Loop) visit(r Row, now time.Time) (looked bool, soon time.Duration) {
 	delete(l.st.warned, "screen "+r.ID)
 	opt := Options{Agent: r.Agent, Windows: l.Windows}
 	v := Check(s, opt)
-	still, wait := l.still(r.ID, StillRegion(s, opt), now)
+	still, wait := l.still(r.ID, StillRegion(s, opt), regionChanged(s, opt), now)
 	if owes {
 		age := now.Sub(o.typed)
 		switch {
@@ -207,13 +208,31 @@ func (l *Loop) stopHeld(handle string, now time.Time) bool {
 }
 
 // still records what a look saw and says whether the region has held still for
-// StillFor, or how much longer it must.
-func (l *Loop) still(id, region string, now time.Time) (bool, time.Duration) {
+// StillFor, or how much longer it must. By the looks alone, the region has
+// held since the first of the unbroken looks that saw it as it is. A screen
+// that says when its region last changed (changed, not zero) is believed
+// where it tells more: a region at its first look has held since then, one
+// that differs from the last look changed when the screen says rather than
+// at this look, and a change undone between two looks, which the looks
+// cannot see, still counts. A region that differs from the last look is never
+// taken to have held since before that look.
+func (l *Loop) still(id, region string, changed, now time.Time) (bool, time.Duration) {
 	lk, ok := l.st.looks[id]
-	if !ok || lk.region != region {
-		lk = look{region: region, since: now}
-		l.st.looks[id] = lk
+	switch {
+	case ok && lk.region == region:
+	case changed.IsZero():
+		lk.since = now
+	default:
+		lk.since = lk.at // zero for a first look
 	}
+	if changed.After(lk.since) {
+		lk.since = changed
+	}
+	if lk.since.After(now) { // the backend's clock read later than the loop's
+		lk.since = now
+	}
+	lk.region, lk.at = region, now
+	l.st.looks[id] = lk
 	if held := now.Sub(lk.since); held < StillFor {
 		return false, StillFor - held
 	}

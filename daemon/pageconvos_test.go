@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -53,9 +55,25 @@ func TestPageConversationsAreThisBoxsOwn(t *testing.T) {
 	if err := gaWS.Write(context.Background(), websocket.MessageText, f); err != nil {
 		t.Fatal(err)
 	}
-	for env := readWS(t, gaWS); env.Kind != wire.KindRes || env.ID != 99; env = readWS(t, gaWS) {
+	// The answer and the conversation's event come in either order: the
+	// page's watch may publish the filed line before the answer is written.
+	var conv *web.Conversation
+	deadline := time.Now().Add(awaitWithin)
+	for answered := false; !answered || conv == nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for the page's answer (%v) and its reply's conversation (%v)", awaitWithin, answered, conv != nil)
+		}
+		env := readWS(t, gaWS)
+		var ev struct {
+			Data web.Conversation `json:"data"`
+		}
+		switch {
+		case env.Kind == wire.KindRes && env.ID == 99:
+			answered = true
+		case env.Op == web.EvConversation && json.Unmarshal(env.Payload, &ev) == nil && ev.Data.Key == "alice fe-ga":
+			conv = &ev.Data
+		}
 	}
-	conv := awaitEvent(t, gaWS, web.EvConversation, func(c web.Conversation) bool { return c.Key == "alice fe-ga" })
 	if l := conv.Lines[0]; l.From != "fe-ga" || l.InReplyTo != toAlice.ID || l.Msg != "the page answers" || l.Read {
 		t.Fatalf("the page's reply was filed as %+v", l)
 	}

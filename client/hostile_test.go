@@ -9,10 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/wire"
 )
 
@@ -23,24 +20,6 @@ func hostileSession(t *testing.T, payloads ...any) (s *Session, out *bytes.Buffe
 	t.Helper()
 	s, out = joinedSession(t, "bob")
 	answer(t, s.Home.Socket("box"), payloads...)
-	return s, out
-}
-
-// joinedSession is a session joined as name in a fresh home on box "box",
-// printing stdout and stderr to out, which holds nothing yet.
-func joinedSession(t *testing.T, name string) (*Session, *bytes.Buffer) {
-	t.Helper()
-	h, err := home.At(testutil.ShortDir(t, "c")) // short: a socket path in it must fit
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(home.EnvName, "")
-	out := &bytes.Buffer{}
-	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: out, Stderr: out, Now: time.Now}
-	if code := s.Join(JoinArgs{Name: name}); code != ExitOK {
-		t.Fatalf("join: %d %s", code, out)
-	}
-	out.Reset()
 	return s, out
 }
 

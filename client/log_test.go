@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
+	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 func TestParseSince(t *testing.T) {
@@ -137,4 +138,22 @@ func TestLogNamesTheWritersFiledElsewhere(t *testing.T) {
 	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "note:") != 1 {
 		t.Errorf("log:\n%s\nwant one note: %s", out.String(), want)
 	}
+}
+
+// joinedSession is a session joined as name in a fresh home on box "box",
+// printing stdout and stderr to out, which holds nothing yet.
+func joinedSession(t *testing.T, name string) (*Session, *bytes.Buffer) {
+	t.Helper()
+	h, err := home.At(testutil.ShortDir(t, "c")) // short: a socket path in it must fit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(home.EnvName, "")
+	out := &bytes.Buffer{}
+	s := &Session{Home: h, Host: "box", Cwd: t.TempDir(), Stdout: out, Stderr: out, Now: time.Now}
+	if code := s.Join(JoinArgs{Name: name}); code != ExitOK {
+		t.Fatalf("join: %d %s", code, out)
+	}
+	out.Reset()
+	return s, out
 }

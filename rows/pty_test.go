@@ -43,28 +43,7 @@ func TestPTYCloseEndsRows(t *testing.T) {
 // write, are no change.
 func TestPTYScreenSaysWhenRowsChanged(t *testing.T) {
 	b := newPTY(t, rows.Options{})
-	// Each phase waits for a line typed into the row; echo is off, so the
-	// typing draws nothing.
-	script := `stty -echo
-printf '\033[2J\033[1;1Hmascot\033[3;1Hbox\033[10;1H1\033[3;4H'
-read a
-printf '\033[1;1Hmascot\033[20;1H\033[10;1H2\033[3;4H'
-read a
-printf '\033[1;1Hmaskot\033[10;1H3\033[3;6H'
-read a`
-	info, err := b.Start(rows.Spec{Label: "Repo", Agent: rows.Other, Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", script}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := info.Spec.ID
-	phase := func(n string) *screen.Screen {
-		t.Helper()
-		s := rowstest.WaitScreen(t, b, id, wait, "phase "+n, func(s *screen.Screen) bool { return strings.TrimSpace(s.Line(9)) == n })
-		if len(s.Changed) != s.Rows {
-			t.Fatalf("phase %s: %d change times for %d rows", n, len(s.Changed), s.Rows)
-		}
-		return s
-	}
+	id, phase := startChanging(t, b, "")
 	first := phase("1")
 	drawn, untouched := first.Changed[0], first.Changed[30]
 	if !untouched.Before(drawn) || first.CursorMoved.Before(drawn) {
@@ -89,5 +68,35 @@ read a`
 	if !last.Changed[0].After(again.Changed[9]) || !last.CursorMoved.After(again.Changed[9]) {
 		t.Errorf("phase 3 changed row 0 and moved the cursor: they changed at %v and %v, want after phase 2 (%v)",
 			last.Changed[0], last.CursorMoved, again.Changed[9])
+	}
+}
+
+// changingScript draws in three phases, each after a line typed into the row;
+// echo is off, so the typing draws nothing. Phase 2 draws row 0 as it was and
+// sends the cursor away and back; phase 3 changes row 0 and moves the cursor.
+const changingScript = `stty -echo
+printf '\033[2J\033[1;1Hmascot\033[3;1Hbox\033[10;1H1\033[3;4H'
+read a
+printf '\033[1;1Hmascot\033[20;1H\033[10;1H2\033[3;4H'
+read a
+printf '\033[1;1Hmaskot\033[10;1H3\033[3;6H'
+read a`
+
+// startChanging starts changingScript as row id ("" for a new one) and gives
+// the wait for its phases, which checks that each screen has change times.
+func startChanging(t *testing.T, b rows.Backend, id string) (string, func(n string) *screen.Screen) {
+	t.Helper()
+	info, err := b.Start(rows.Spec{ID: id, Label: "Repo", Agent: rows.Other, Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", changingScript}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = info.Spec.ID
+	return id, func(n string) *screen.Screen {
+		t.Helper()
+		s := rowstest.WaitScreen(t, b, id, wait, "phase "+n, func(s *screen.Screen) bool { return strings.TrimSpace(s.Line(9)) == n })
+		if len(s.Changed) != s.Rows {
+			t.Fatalf("phase %s: %d change times for %d rows", n, len(s.Changed), s.Rows)
+		}
+		return s
 	}
 }

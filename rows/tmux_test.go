@@ -279,6 +279,12 @@ func TestTmuxScreenSaysSinceWhenStill(t *testing.T) {
 		t.Fatalf("kill the tmux server: %v: %s", err, out)
 	}
 	killed := time.Now()
+	// The server goes a moment after kill-server answers; a client that
+	// reaches it meanwhile finds no server, and a Start then fails.
+	testutil.Eventually(t, wait, "the tmux server gone", func() bool {
+		out, err := exec.Command("tmux", "-S", second.Socket(), "list-sessions").CombinedOutput()
+		return err != nil && isNoServer(string(out))
+	})
 	_, phase = startChanging(t, second, id)
 	phase("1")
 	checkKnownSince(t, second, id, killed, "on a new server")

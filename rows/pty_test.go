@@ -5,6 +5,7 @@ package rows_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
@@ -50,25 +51,7 @@ func TestPTYScreenSaysWhenRowsChanged(t *testing.T) {
 		t.Errorf("phase 1: row 30 (blank) changed at %v, row 0 (drawn) at %v, the cursor at %v; want the blank row from the row's start, before the others",
 			untouched, drawn, first.CursorMoved)
 	}
-	if err := b.Input(id, []byte("\r")); err != nil {
-		t.Fatal(err)
-	}
-	again := phase("2")
-	if !again.Changed[0].Equal(drawn) || !again.CursorMoved.Equal(first.CursorMoved) || !again.Changed[30].Equal(untouched) {
-		t.Errorf("phase 2 drew row 0 as it was and sent the cursor away and back: row 0 changed at %v (was %v), the cursor at %v (was %v)",
-			again.Changed[0], drawn, again.CursorMoved, first.CursorMoved)
-	}
-	if !again.Changed[9].After(drawn) {
-		t.Errorf("phase 2 changed row 9 at %v, not after phase 1 (%v)", again.Changed[9], drawn)
-	}
-	if err := b.Input(id, []byte("\r")); err != nil {
-		t.Fatal(err)
-	}
-	last := phase("3")
-	if !last.Changed[0].After(again.Changed[9]) || !last.CursorMoved.After(again.Changed[9]) {
-		t.Errorf("phase 3 changed row 0 and moved the cursor: they changed at %v and %v, want after phase 2 (%v)",
-			last.Changed[0], last.CursorMoved, again.Changed[9])
-	}
+	checkLaterPhases(t, b, id, phase, first, drawn)
 }
 
 // changingScript draws in three phases, each after a line typed into the row;
@@ -98,5 +81,32 @@ func startChanging(t *testing.T, b rows.Backend, id string) (string, func(n stri
 			t.Fatalf("phase %s: %d change times for %d rows", n, len(s.Changed), s.Rows)
 		}
 		return s
+	}
+}
+
+// checkLaterPhases types the lines that bring changingScript's phases 2 and 3
+// and checks their change times: phase 2 keeps before's for rows 0 and 30 and
+// the cursor, and changes row 9 after from; phase 3 changes row 0 and moves
+// the cursor after that.
+func checkLaterPhases(t *testing.T, b rows.Backend, id string, phase func(string) *screen.Screen, before *screen.Screen, from time.Time) {
+	t.Helper()
+	if err := b.Input(id, []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	again := phase("2")
+	if !again.Changed[0].Equal(before.Changed[0]) || !again.CursorMoved.Equal(before.CursorMoved) || !again.Changed[30].Equal(before.Changed[30]) {
+		t.Errorf("phase 2 drew row 0 as it was and sent the cursor away and back: row 0 changed at %v (was %v), the cursor at %v (was %v)",
+			again.Changed[0], before.Changed[0], again.CursorMoved, before.CursorMoved)
+	}
+	if !again.Changed[9].After(from) {
+		t.Errorf("phase 2 changed row 9 at %v, not after %v", again.Changed[9], from)
+	}
+	if err := b.Input(id, []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	last := phase("3")
+	if !last.Changed[0].After(again.Changed[9]) || !last.CursorMoved.After(again.Changed[9]) {
+		t.Errorf("phase 3 changed row 0 and moved the cursor: they changed at %v and %v, want after phase 2 (%v)",
+			last.Changed[0], last.CursorMoved, again.Changed[9])
 	}
 }

@@ -245,25 +245,7 @@ func TestTmuxScreenSaysSinceWhenStill(t *testing.T) {
 	if last := latest(look); last.After(idle) {
 		t.Errorf("a look at the idle row says it changed at %v, after %v: nothing was written since", last, idle)
 	}
-	if err := b.Input(id, []byte("\r")); err != nil {
-		t.Fatal(err)
-	}
-	again := phase("2")
-	if !again.Changed[0].Equal(look.Changed[0]) || !again.CursorMoved.Equal(look.CursorMoved) || !again.Changed[30].Equal(look.Changed[30]) {
-		t.Errorf("phase 2 drew row 0 as it was and sent the cursor away and back: row 0 changed at %v (was %v), the cursor at %v (was %v)",
-			again.Changed[0], look.Changed[0], again.CursorMoved, look.CursorMoved)
-	}
-	if !again.Changed[9].After(idle) {
-		t.Errorf("phase 2 changed row 9 at %v, not after the input (%v)", again.Changed[9], idle)
-	}
-	if err := b.Input(id, []byte("\r")); err != nil {
-		t.Fatal(err)
-	}
-	last := phase("3")
-	if !last.Changed[0].After(again.Changed[9]) || !last.CursorMoved.After(again.Changed[9]) {
-		t.Errorf("phase 3 changed row 0 and moved the cursor: they changed at %v and %v, want after phase 2 (%v)",
-			last.Changed[0], last.CursorMoved, again.Changed[9])
-	}
+	checkLaterPhases(t, b, id, phase, look, idle)
 
 	if err := b.Close(); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 )
 
 // watchSync bounds the wait for the watch's answer to a sync: a watch that
-// does not answer by then tells nothing, and the screen goes without times.
+// does not answer by then is ended, and the screen goes without times.
 const watchSync = 2 * time.Second
 
 // tmuxWatch is a tmux control-mode client attached to one row's session, so
@@ -133,10 +133,6 @@ func (w *tmuxWatch) alive() bool {
 // nothing: its last output, or the attach when it has written nothing since.
 // It is zero when the watch cannot tell. Callers hold looking.
 func (w *tmuxWatch) quietSince() time.Time {
-	select {
-	case <-w.reply: // a late answer to a sync that gave up
-	default:
-	}
 	if _, err := io.WriteString(w.stdin, "display-message -p sot-sync\n"); err != nil {
 		return time.Time{}
 	}
@@ -145,6 +141,9 @@ func (w *tmuxWatch) quietSince() time.Time {
 	case <-w.ended:
 		return time.Time{}
 	case <-time.After(watchSync):
+		// Its answer, come late, would pass for the next sync's: the
+		// client goes, and the next Screen starts another.
+		_ = w.cmd.Process.Kill()
 		return time.Time{}
 	}
 	w.mu.Lock()

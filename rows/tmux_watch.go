@@ -21,10 +21,10 @@ const watchSync = 2 * time.Second
 
 // tmuxWatch is a tmux control-mode client attached to one row's session, so
 // that a capture of the row can say since when its screen has held still, as
-// the PTY's emulator does (screen.Screen's Changed), on the wall clock. tmux sends the client a
-// %output line for every chunk the row's agent writes, and every visible
-// change comes from one: with no output since T, the screen has not changed
-// since T. The times are when the lines arrive, never earlier than the
+// the PTY's emulator does (screen.Screen's Changed, on the wall clock). tmux
+// sends the client a %output line for every chunk the row's agent writes, and
+// every visible change comes from one: with no output since T, the screen has
+// not changed since T. The times are when the lines arrive, never earlier than the
 // output, so they err late, which only makes the wake wait longer. A sync
 // after each capture (a command sent down the client, answered after every
 // output tmux had read when it ran) makes sure no output the capture shows is

@@ -57,9 +57,9 @@ type Backend interface {
 	// Only tmux rows survive a daemon; the PTY backend finds none.
 	Discover() ([]RowInfo, error)
 	// Screen is what the row shows now, cell attributes and cursor included.
-	// The PTY's also says when each row and the cursor last changed
-	// (screen.Screen's Changed); tmux, which is only ever asked for a
-	// snapshot, cannot tell.
+	// It also says when each row and the cursor last changed
+	// (screen.Screen's Changed): the PTY's by its emulator, tmux's by the
+	// output a control client sees, with no times while it cannot tell.
 	Screen(id string) (*screen.Screen, error)
 	// Texts is what each row shows now without cell attributes (nothing is
 	// dim): enough to read its words, and cheaper than a Screen each. A row

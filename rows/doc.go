@@ -10,6 +10,9 @@
 //     and finds them again, with the Spec each was started with (kept as JSON
 //     in the session's @sot_spec option; a session without one is a person's,
 //     not a row). sotd attach runs tmux -S <Socket()> attach -t =<row id>.
+//     Each row also has a read-only tmux control-mode client of the daemon's
+//     attached (tmux_watch.go), whose %output lines say since when the row
+//     has written nothing, so its Screen can say when its rows last changed.
 //   - PTY: the daemon process owns each agent through a pseudo-terminal
 //     (creack/pty on Unix, ConPTY on Windows) and feeds its output to a VT
 //     emulator (charmbracelet/x/vt). These rows end with the daemon: Close

@@ -5,6 +5,7 @@ package rows_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
@@ -43,21 +44,37 @@ func TestPTYCloseEndsRows(t *testing.T) {
 // write, are no change.
 func TestPTYScreenSaysWhenRowsChanged(t *testing.T) {
 	b := newPTY(t, rows.Options{})
-	// Each phase waits for a line typed into the row; echo is off, so the
-	// typing draws nothing.
-	script := `stty -echo
+	id, phase := startChanging(t, b, "")
+	first := phase("1")
+	drawn, untouched := first.Changed[0], first.Changed[30]
+	if !untouched.Before(drawn) || first.CursorMoved.Before(drawn) {
+		t.Errorf("phase 1: row 30 (blank) changed at %v, row 0 (drawn) at %v, the cursor at %v; want the blank row from the row's start, before the others",
+			untouched, drawn, first.CursorMoved)
+	}
+	checkLaterPhases(t, b, id, phase, first, drawn)
+}
+
+// changingScript draws in three phases, each after a line typed into the row;
+// echo is off, so the typing draws nothing. Phase 2 draws row 0 as it was and
+// sends the cursor away and back; phase 3 changes row 0 and moves the cursor.
+const changingScript = `stty -echo
 printf '\033[2J\033[1;1Hmascot\033[3;1Hbox\033[10;1H1\033[3;4H'
 read a
 printf '\033[1;1Hmascot\033[20;1H\033[10;1H2\033[3;4H'
 read a
 printf '\033[1;1Hmaskot\033[10;1H3\033[3;6H'
 read a`
-	info, err := b.Start(rows.Spec{Label: "Repo", Agent: rows.Other, Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", script}})
+
+// startChanging starts changingScript as row id ("" for a new one) and gives
+// the wait for its phases, which checks that each screen has change times.
+func startChanging(t *testing.T, b rows.Backend, id string) (string, func(n string) *screen.Screen) {
+	t.Helper()
+	info, err := b.Start(rows.Spec{ID: id, Label: "Repo", Agent: rows.Other, Cwd: t.TempDir(), Argv: []string{"/bin/sh", "-c", changingScript}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := info.Spec.ID
-	phase := func(n string) *screen.Screen {
+	id = info.Spec.ID
+	return id, func(n string) *screen.Screen {
 		t.Helper()
 		s := rowstest.WaitScreen(t, b, id, wait, "phase "+n, func(s *screen.Screen) bool { return strings.TrimSpace(s.Line(9)) == n })
 		if len(s.Changed) != s.Rows {
@@ -65,22 +82,24 @@ read a`
 		}
 		return s
 	}
-	first := phase("1")
-	drawn, untouched := first.Changed[0], first.Changed[30]
-	if !untouched.Before(drawn) || first.CursorMoved.Before(drawn) {
-		t.Errorf("phase 1: row 30 (blank) changed at %v, row 0 (drawn) at %v, the cursor at %v; want the blank row from the row's start, before the others",
-			untouched, drawn, first.CursorMoved)
-	}
+}
+
+// checkLaterPhases types the lines that bring changingScript's phases 2 and 3
+// and checks their change times: phase 2 keeps before's for rows 0 and 30 and
+// the cursor, and changes row 9 after from; phase 3 changes row 0 and moves
+// the cursor after that.
+func checkLaterPhases(t *testing.T, b rows.Backend, id string, phase func(string) *screen.Screen, before *screen.Screen, from time.Time) {
+	t.Helper()
 	if err := b.Input(id, []byte("\r")); err != nil {
 		t.Fatal(err)
 	}
 	again := phase("2")
-	if !again.Changed[0].Equal(drawn) || !again.CursorMoved.Equal(first.CursorMoved) || !again.Changed[30].Equal(untouched) {
+	if !again.Changed[0].Equal(before.Changed[0]) || !again.CursorMoved.Equal(before.CursorMoved) || !again.Changed[30].Equal(before.Changed[30]) {
 		t.Errorf("phase 2 drew row 0 as it was and sent the cursor away and back: row 0 changed at %v (was %v), the cursor at %v (was %v)",
-			again.Changed[0], drawn, again.CursorMoved, first.CursorMoved)
+			again.Changed[0], before.Changed[0], again.CursorMoved, before.CursorMoved)
 	}
-	if !again.Changed[9].After(drawn) {
-		t.Errorf("phase 2 changed row 9 at %v, not after phase 1 (%v)", again.Changed[9], drawn)
+	if !again.Changed[9].After(from) {
+		t.Errorf("phase 2 changed row 9 at %v, not after %v", again.Changed[9], from)
 	}
 	if err := b.Input(id, []byte("\r")); err != nil {
 		t.Fatal(err)

@@ -25,8 +25,10 @@ type Tmux struct {
 	dir string
 
 	mu      sync.Mutex
-	rows    map[string]*tmuxRow // rows this backend started or has seen
-	removed map[string]bool     // ids removed in this run: Terminal
+	rows    map[string]*tmuxRow   // rows this backend started or has seen
+	removed map[string]bool       // ids removed in this run: Terminal
+	watches map[string]*tmuxWatch // by row id: its control client (tmux_watch.go)
+	closed  bool                  // Close has stopped the watches: no more start
 }
 
 // tmuxRow is what one daemon run keeps of a row beyond what tmux keeps.
@@ -54,6 +56,7 @@ func newTmux(h home.Home, host, bin string, opt Options) *Tmux {
 		dir:     dir,
 		rows:    map[string]*tmuxRow{},
 		removed: map[string]bool{},
+		watches: map[string]*tmuxWatch{},
 	}
 }
 
@@ -163,6 +166,7 @@ func (t *Tmux) Start(spec Spec) (RowInfo, error) {
 	delete(t.removed, spec.ID)
 	t.rows[spec.ID] = &tmuxRow{started: t.opt.Now()}
 	t.mu.Unlock()
+	t.watch(spec.ID)
 	return t.info(p), nil
 }
 
@@ -269,8 +273,14 @@ func (t *Tmux) panes() ([]pane, error) {
 }
 
 // Discover implements Backend: every row on the private socket is taken on,
-// its start time read from tmux.
-func (t *Tmux) Discover() ([]RowInfo, error) { return t.List() }
+// its start time read from tmux, and watched from now on.
+func (t *Tmux) Discover() ([]RowInfo, error) {
+	found, err := t.List()
+	for _, r := range found {
+		t.watch(r.Spec.ID)
+	}
+	return found, err
+}
 
 // rowLocked is the run's record of a row, made for a row found on the socket.
 func (t *Tmux) rowLocked(p pane) *tmuxRow {
@@ -312,8 +322,18 @@ func (t *Tmux) blank(id string) bool {
 }
 
 // Close implements Backend. The rows keep running in the tmux server, for the
-// next daemon to Discover.
-func (t *Tmux) Close() error { return nil }
+// next daemon to Discover; only their watches end.
+func (t *Tmux) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	watches := t.watches
+	t.watches = map[string]*tmuxWatch{}
+	t.mu.Unlock()
+	for _, w := range watches {
+		w.stop()
+	}
+	return nil
+}
 
 // findProgram checks that argv0 names a program as exec would find it: on
 // PATH when it is a bare name, else as a path, relative ones from the row's

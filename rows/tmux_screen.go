@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -16,7 +17,44 @@ import (
 // Screen implements Backend. The pane is captured with its escape sequences
 // and replayed into a VT emulator of the pane's size, which gives the cells'
 // attributes (dim) and wide characters exactly as the PTY backend reads them.
-func (t *Tmux) Screen(id string) (*screen.Screen, error) { return t.capture(id, true) }
+// The screen also says when each of its rows last changed, by the row's watch
+// (tmux_watch.go), started again when its client has exited (the server
+// restarted, a person detached it); it knows nothing before it attached.
+func (t *Tmux) Screen(id string) (*screen.Screen, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	w := t.watch(id)
+	if w == nil {
+		return t.capture(id, true)
+	}
+	w.looking.Lock()
+	defer w.looking.Unlock()
+	s, err := t.capture(id, true)
+	if err == nil {
+		w.stamp(s, time.Now())
+	}
+	return s, err
+}
+
+// watch is row id's watch, a new one when it has none or its client has
+// exited. It is nil once the backend is closed, or when tmux cannot be run.
+func (t *Tmux) watch(id string) *tmuxWatch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w := t.watches[id]; w != nil && w.alive() {
+		return w
+	}
+	if t.closed {
+		return nil
+	}
+	w, err := t.srv.startWatch(id)
+	if err != nil {
+		return nil
+	}
+	t.watches[id] = w
+	return w
+}
 
 // Texts implements Backend. Every pane is captured plain by one tmux client (a
 // process per row would cost more than the reading) and read as text: no

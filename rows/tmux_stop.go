@@ -77,6 +77,11 @@ func (t *Tmux) Remove(id string) error {
 	t.mu.Lock()
 	delete(t.rows, id)
 	t.removed[id] = true
+	w := t.watches[id]
+	delete(t.watches, id)
 	t.mu.Unlock()
+	if w != nil {
+		w.stop()
+	}
 	return nil
 }

@@ -9,11 +9,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/rows"
 	"github.com/sotcomm/sotd/rows/rowstest"
+	"github.com/sotcomm/sotd/screen"
 )
 
 func needTmux(t *testing.T) {
@@ -221,4 +223,80 @@ func TestTmuxRowEnvironmentStaysOffCommandLines(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A tmux row's screen says since when its rows and the cursor have held
+// still, by the output its control client saw (tmux_watch.go): a look at an
+// idle row knows it has been still since before the look, a row drawn again
+// as it was keeps its time, and a changed one is stamped after the output
+// that changed it. A backend that takes the row on after a restart, and a row
+// started again on a new server, know nothing before their watch attached.
+func TestTmuxScreenSaysSinceWhenStill(t *testing.T) {
+	needTmux(t)
+	h := tmuxHome(t)
+	b := newTmuxAt(t, h, rows.Options{})
+	id, phase := startChanging(t, b, "")
+	phase("1")
+	idle := time.Now()
+	look, err := b.Screen(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := latest(look); last.After(idle) {
+		t.Errorf("a look at the idle row says it changed at %v, after %v: nothing was written since", last, idle)
+	}
+	checkLaterPhases(t, b, id, phase, look, idle)
+
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Now()
+	second := newTmuxAt(t, h, rows.Options{})
+	if _, err := second.Discover(); err != nil {
+		t.Fatal(err)
+	}
+	checkKnownSince(t, second, id, restarted, "after a restart")
+
+	if out, err := exec.Command("tmux", "-S", second.Socket(), "kill-server").CombinedOutput(); err != nil {
+		t.Fatalf("kill the tmux server: %v: %s", err, out)
+	}
+	killed := time.Now()
+	// The server goes a moment after kill-server answers; a client that
+	// reaches it meanwhile finds no server, and a Start then fails.
+	testutil.Eventually(t, wait, "the tmux server gone", func() bool {
+		out, err := exec.Command("tmux", "-S", second.Socket(), "list-sessions").CombinedOutput()
+		return err != nil && isNoServer(string(out))
+	})
+	_, phase = startChanging(t, second, id)
+	phase("1")
+	checkKnownSince(t, second, id, killed, "on a new server")
+}
+
+// checkKnownSince checks that row id's screen has change times, none before
+// from: the row's watch knows nothing before it attached.
+func checkKnownSince(t *testing.T, b rows.Backend, id string, from time.Time, when string) {
+	t.Helper()
+	s, err := b.Screen(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Changed) != s.Rows {
+		t.Fatalf("%s: %d change times for %d rows", when, len(s.Changed), s.Rows)
+	}
+	for y, at := range append(s.Changed, s.CursorMoved) {
+		if at.Before(from) {
+			t.Errorf("%s: row %d (%d: the cursor) changed at %v, before %v", when, y, s.Rows, at, from)
+		}
+	}
+}
+
+// latest is when the screen last changed anywhere.
+func latest(s *screen.Screen) time.Time {
+	last := s.CursorMoved
+	for _, at := range s.Changed {
+		if at.After(last) {
+			last = at
+		}
+	}
+	return last
 }

@@ -28,10 +28,12 @@ type Screen struct {
 	CursorRow  int      // 0-based
 	CursorCol  int      // 0-based
 	// Changed is when each row last changed (its cells' text, width or
-	// dimness) and CursorMoved when the cursor last moved, on the wall clock,
-	// as the backend that drew the screen saw every byte of it. A backend that
-	// sees only snapshots (tmux) and a screen read from text cannot tell: they
-	// leave Changed nil and CursorMoved zero.
+	// dimness) and CursorMoved when the cursor last moved, on the wall clock:
+	// as the PTY backend's emulator saw every byte, or, for a tmux row, by the
+	// output its control client saw between captures (never earlier than the
+	// change; a change undone between two captures is not seen). A backend
+	// that cannot tell and a screen read from text leave Changed nil and
+	// CursorMoved zero.
 	Changed     []time.Time
 	CursorMoved time.Time
 }

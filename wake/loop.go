@@ -95,9 +95,9 @@ type Loop struct {
 // the screen: when the region StillRegion watches has held still for StillFor
 // and Check says Free, it types the notice as one write. The region holds
 // still while it shows the same text on unbroken looks; a screen that says
-// when its rows and cursor last changed (the PTY backend's) tells it better,
-// so a region still for StillFor before its first look is still at once, and
-// a change undone between two looks is not missed. A row not due is not
+// when its rows and cursor last changed (the PTY's and tmux's backends') tells
+// it better, so a region still for StillFor before its first look is still at
+// once, and (the PTY's) a change undone between two looks is not missed. A row not due is not
 // looked at (so idle rows cost one inbox read a tick), and a row not looked at
 // in a pass has its stillness by looks forgotten. A row found not yet proven
 // still is looked at again when StillFor since the region's last change has

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net"
 	"os"
 	"time"
 
@@ -55,19 +56,23 @@ func (s *Session) daemonRows(names []string) (*registry.Doc, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), daemonRowsWait)
 	defer cancel()
-	c, err := wire.Dial(ctx, s.Home.Socket(s.Host), wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
+	var dialer net.Dialer
+	conn, err := dialer.DialContext(ctx, "unix", s.Home.Socket(s.Host))
 	if err != nil {
 		return nil, false
 	}
-	defer c.Close()
+	defer conn.Close()
 	// The home's run folder is this account's, but a socket there could
 	// still be another's; what it says about the registry is taken only from
 	// a daemon of this account, as the daemon serves only peers of its own.
-	if uid, err := c.PeerUID(); err != nil || uid != os.Getuid() {
+	if uid, err := wire.PeerUIDOf(conn); err != nil || uid != os.Getuid() {
 		return nil, false
 	}
+	// One round trip: the hello and the ask go out together (a command asks
+	// the daemon this one thing), where a Dial and a Call wait out two.
 	var res wire.RegistryRowsOK
-	if err := c.Call(ctx, wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
+	hello := wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol}
+	if err := wire.CallOnce(ctx, conn, hello, wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
 		return nil, false
 	}
 	d, err := registry.FromRows(res.ProtocolVersion, res.Rows)

@@ -11,8 +11,12 @@ import (
 // recorded it when that process listened: a client asks it before it trusts
 // what a daemon says about the home (the registry's rows), since a socket in a
 // home's run folder could be another account's.
-func (c *Client) PeerUID() (int, error) {
-	uc, ok := c.conn.(*net.UnixConn)
+func (c *Client) PeerUID() (int, error) { return PeerUIDOf(c.conn) }
+
+// PeerUIDOf is Client.PeerUID for a connection not yet said hello on
+// (CallOnce's): the account is asked before anything is written to it.
+func PeerUIDOf(conn net.Conn) (int, error) {
+	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return 0, errors.New("not a Unix socket, so its peer is not known")
 	}

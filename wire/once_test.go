@@ -1,0 +1,128 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+func callOnceT(t *testing.T, path string, ctx context.Context, req CommFile, resp any) error {
+	t.Helper()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	return CallOnce(ctx, conn, testHello, OpCommFile, req, resp)
+}
+
+func TestCallOnceAnswersAndRefusals(t *testing.T) {
+	tests := []struct {
+		name     string
+		peer     peer
+		req      CommFile
+		wantCode string // "" for an answer
+		wantText string
+		closed   bool // no answer: the connection ended first
+	}{
+		{name: "answered", peer: peer{serve: echo}, req: CommFile{From: "me", To: "bob"}},
+		{name: "events passed over", peer: peer{serve: func(w *Writer, env Envelope) {
+			w.Write(env.ID, KindEvt, "pty.output", map[string]string{"data": "x"})
+			echo(w, env)
+		}}, req: CommFile{From: "me", To: "bob"}},
+		{name: "hello refused", peer: peer{refuse: "the client speaks sot-comm protocol 9"},
+			wantCode: CodeHelloRefused, wantText: "the client speaks sot-comm protocol 9"},
+		{name: "request refused", peer: peer{serve: echo}, req: CommFile{From: "me", To: "refuse"},
+			wantCode: CodeNotHere, wantText: "no box knows that handle: refuse"},
+		{name: "last word before close", peer: peer{serve: func(w *Writer, env Envelope) {
+			w.WriteError(0, OpError, CodeBadFrame, "bad frame: payload field \"to\" is a JSON number, want string")
+			w.w.(net.Conn).Close()
+		}}, req: CommFile{From: "me", To: "x"}, wantCode: CodeBadFrame, wantText: "bad frame: payload field \"to\" is a JSON number, want string"},
+		{name: "closed unanswered", peer: peer{serve: func(w *Writer, env Envelope) {
+			w.w.(net.Conn).Close()
+		}}, req: CommFile{From: "me", To: "x"}, closed: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var got CommFiled
+			err := callOnceT(t, tc.peer.start(t), ctx, tc.req, &got)
+			var re *Refusal
+			switch {
+			case tc.closed:
+				if err == nil || errors.As(err, &re) {
+					t.Fatalf("err = %v, want the connection's end", err)
+				}
+			case tc.wantCode == "":
+				if err != nil || !got.OK || got.To != tc.req.To {
+					t.Fatalf("answer = %+v, %v; want ok for %s", got, err, tc.req.To)
+				}
+			case !errors.As(err, &re):
+				t.Fatalf("err = %v (%T), want a *Refusal", err, err)
+			case re.Code != tc.wantCode || re.Sentence != tc.wantText:
+				t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)
+			}
+		})
+	}
+}
+
+// TestCallOnceSendsTheCallWithTheHello is a daemon that answers the hello only
+// once the call has come: CallOnce's one round trip, where a client that
+// waits for the hello's answer before it asks would wait out its deadline.
+func TestCallOnceSendsTheCallWithTheHello(t *testing.T) {
+	path := sockPath(t)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r, w := NewReader(c), NewWriter(c)
+		hello, err := r.Read()
+		if err != nil {
+			return
+		}
+		call, err := r.Read()
+		if err != nil {
+			return
+		}
+		w.Write(hello.ID, KindRes, OpHello, HelloOK{Host: "box", Protocol: Protocol})
+		echo(w, call)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var got CommFiled
+	if err := callOnceT(t, path, ctx, CommFile{From: "me", To: "bob"}, &got); err != nil || got.To != "bob" {
+		t.Fatalf("answer = %+v, %v; want ok for bob", got, err)
+	}
+	<-served
+}
+
+func TestCallOnceHonoursContext(t *testing.T) {
+	// A listener that accepts (the kernel's backlog does) and never answers.
+	path := sockPath(t)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := callOnceT(t, path, ctx, CommFile{From: "me", To: "x"}, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("CallOnce took %s after a 50ms deadline", el)
+	}
+}

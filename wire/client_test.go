@@ -222,14 +222,21 @@ func TestDialHonoursContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := Dial(ctx, path, testHello); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the deadline", err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("Dial took %s after a 50ms deadline", el)
+	for name, dial := range map[string]func(context.Context) error{
+		"Dial": func(ctx context.Context) error { _, err := Dial(ctx, path, testHello); return err },
+		"CallOnce": func(ctx context.Context) error {
+			return callOnceT(t, path, ctx, CommFile{From: "me", To: "x"}, nil)
+		},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		start := time.Now()
+		if err := dial(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: err = %v, want the deadline", name, err)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Fatalf("%s took %s after a 50ms deadline", name, el)
+		}
+		cancel()
 	}
 }
 

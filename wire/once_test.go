@@ -107,22 +107,3 @@ func TestCallOnceSendsTheCallWithTheHello(t *testing.T) {
 	}
 	<-served
 }
-
-func TestCallOnceHonoursContext(t *testing.T) {
-	// A listener that accepts (the kernel's backlog does) and never answers.
-	path := sockPath(t)
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if err := callOnceT(t, path, ctx, CommFile{From: "me", To: "x"}, nil); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the deadline", err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("CallOnce took %s after a 50ms deadline", el)
-	}
-}

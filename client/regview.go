@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"net"
 	"os"
 	"time"
 
@@ -56,8 +55,7 @@ func (s *Session) daemonRows(names []string) (*registry.Doc, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), daemonRowsWait)
 	defer cancel()
-	var dialer net.Dialer
-	conn, err := dialer.DialContext(ctx, "unix", s.Home.Socket(s.Host))
+	conn, own, err := s.dialDaemon(ctx)
 	if err != nil {
 		return nil, false
 	}
@@ -65,14 +63,11 @@ func (s *Session) daemonRows(names []string) (*registry.Doc, bool) {
 	// The home's run folder is this account's, but a socket there could
 	// still be another's; what it says about the registry is taken only from
 	// a daemon of this account, as the daemon serves only peers of its own.
-	if uid, err := wire.PeerUIDOf(conn); err != nil || uid != os.Getuid() {
+	if !own {
 		return nil, false
 	}
-	// One round trip: the hello and the ask go out together (a command asks
-	// the daemon this one thing), where a Dial and a Call wait out two.
 	var res wire.RegistryRowsOK
-	hello := wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol}
-	if err := wire.CallOnce(ctx, conn, hello, wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
+	if err := wire.CallOnce(ctx, conn, s.cliHello(), wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
 		return nil, false
 	}
 	d, err := registry.FromRows(res.ProtocolVersion, res.Rows)

@@ -7,10 +7,7 @@ import (
 	"net"
 )
 
-// PeerUID cannot ask here: Windows' AF_UNIX tells no peer.
-func (c *Client) PeerUID() (int, error) { return PeerUIDOf(c.conn) }
-
-// PeerUIDOf cannot ask here either.
+// PeerUIDOf cannot ask here: Windows' AF_UNIX tells no peer.
 func PeerUIDOf(net.Conn) (int, error) {
 	return 0, errors.New("this system's Unix sockets tell no peer")
 }

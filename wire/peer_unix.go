@@ -7,14 +7,10 @@ import (
 	"net"
 )
 
-// PeerUID is the account of the process at the other end, as the kernel
-// recorded it when that process listened: a client asks it before it trusts
-// what a daemon says about the home (the registry's rows), since a socket in a
-// home's run folder could be another account's.
-func (c *Client) PeerUID() (int, error) { return PeerUIDOf(c.conn) }
-
-// PeerUIDOf is Client.PeerUID for a connection not yet said hello on
-// (CallOnce's): the account is asked before anything is written to it.
+// PeerUIDOf is the account of the process at the other end of conn, a Unix
+// socket, as the kernel recorded it when that process listened: a client asks
+// it before it trusts what a daemon says about the home (the registry's rows),
+// since a socket in a home's run folder could be another account's.
 func PeerUIDOf(conn net.Conn) (int, error) {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {

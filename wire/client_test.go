@@ -163,27 +163,38 @@ func TestClientRefusals(t *testing.T) {
 			w.w.(net.Conn).Close()
 		}}, req: CommFile{From: "me", To: "x"}, wantCode: CodeBadFrame, wantText: "bad frame: payload field \"to\" is a JSON number, want string"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			path := tc.peer.start(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
+	// Each is met alike by a Dial then a Call and by a CallOnce.
+	ways := map[string]func(ctx context.Context, path string, tc CommFile, dialErr bool) error{
+		"Dial": func(ctx context.Context, path string, req CommFile, dialErr bool) error {
 			c, err := Dial(ctx, path, testHello)
-			if !tc.dialErr {
-				if err != nil {
-					t.Fatal(err)
+			if dialErr {
+				return err
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			return c.Call(ctx, OpCommFile, req, nil)
+		},
+		"CallOnce": func(ctx context.Context, path string, req CommFile, _ bool) error {
+			return callOnceT(t, path, ctx, req, nil)
+		},
+	}
+	for _, tc := range tests {
+		for way, call := range ways {
+			t.Run(tc.name+"/"+way, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				err := call(ctx, tc.peer.start(t), tc.req, tc.dialErr)
+				var re *Refusal
+				if !errors.As(err, &re) {
+					t.Fatalf("err = %v (%T), want a *Refusal", err, err)
 				}
-				defer c.Close()
-				err = c.Call(ctx, OpCommFile, tc.req, nil)
-			}
-			var re *Refusal
-			if !errors.As(err, &re) {
-				t.Fatalf("err = %v (%T), want a *Refusal", err, err)
-			}
-			if re.Code != tc.wantCode || re.Sentence != tc.wantText {
-				t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)
-			}
-		})
+				if re.Code != tc.wantCode || re.Sentence != tc.wantText {
+					t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)
+				}
+			})
+		}
 	}
 }
 

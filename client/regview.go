@@ -53,6 +53,11 @@ func (s *Session) daemonRows(names []string) (*registry.Doc, bool) {
 	if fi, err := os.Lstat(s.Home.Registry()); err != nil || fi.Size() < daemonRowsFrom {
 		return nil, false
 	}
+	return s.askRows(names)
+}
+
+// askRows is daemonRows whatever the registry's size.
+func (s *Session) askRows(names []string) (*registry.Doc, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), daemonRowsWait)
 	defer cancel()
 	conn, own, err := s.dialDaemon(ctx)

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"time"
 
@@ -33,14 +34,32 @@ func (s *Session) callDaemonOwn(wait time.Duration, op string, req, resp any) (o
 	sock := s.Home.Socket(s.Host)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	c, err := wire.Dial(ctx, sock, wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
+	conn, own, err := s.dialDaemon(ctx)
 	if err != nil {
 		return false, errors.New(daemonFailure(sock, err, ""))
 	}
-	defer c.Close()
-	if err := c.Call(ctx, op, req, resp); err != nil {
+	defer conn.Close()
+	if err := wire.CallOnce(ctx, conn, s.cliHello(), op, req, resp); err != nil {
 		return false, errors.New(daemonFailure(sock, err, ""))
 	}
-	uid, err := c.PeerUID()
-	return err == nil && uid == os.Getuid(), nil
+	return own, nil
+}
+
+// dialDaemon connects to this box's daemon's socket for one call
+// (wire.CallOnce: the hello and the request in one round trip), and says
+// whether the process listening there runs as this account, asked before
+// anything is written to it.
+func (s *Session) dialDaemon(ctx context.Context) (conn net.Conn, own bool, err error) {
+	var d net.Dialer
+	conn, err = d.DialContext(ctx, "unix", s.Home.Socket(s.Host))
+	if err != nil {
+		return nil, false, err
+	}
+	uid, err := wire.PeerUIDOf(conn)
+	return conn, err == nil && uid == os.Getuid(), nil
+}
+
+// cliHello is this client's hello to its box's daemon.
+func (s *Session) cliHello() wire.Hello {
+	return wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol}
 }

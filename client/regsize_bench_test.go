@@ -12,6 +12,7 @@ import (
 	"github.com/sotcomm/sotd/home"
 	"github.com/sotcomm/sotd/internal/daemontest"
 	"github.com/sotcomm/sotd/internal/testutil"
+	"github.com/sotcomm/sotd/registry"
 )
 
 // BenchmarkSendRegistrySize is a send to a live handle on route 1, a poll of
@@ -75,4 +76,45 @@ func benchRegistrySize(b *testing.B, withDaemon bool) {
 		b.ReportMetric(float64(took[v][1])/float64(took[v][0]), ratio)
 		b.ReportMetric(float64(cpu[v][1])/float64(max(cpu[v][0], 1)), "cpu:"+ratio)
 	}
+}
+
+// BenchmarkRegistryRowsAsk is what a command over a large registry pays for its
+// rows: the daemon's answer (registry.rows: a dial, the hello and the ask in
+// one round trip) in a home of 10 entries and in one of 10,000, and the read
+// of the small home's file that a command there makes instead. The first
+// ratio is the daemon's answer's growth with the registry; the second is
+// what is left of SendRegistrySize's poll and status ratios, a round trip
+// against the read of a small file.
+//
+//	go test -run='^$' -bench=RegistryRowsAsk -benchtime=500x ./client/
+func BenchmarkRegistryRowsAsk(b *testing.B) {
+	sizes := []int{10, 10000}
+	sessions := make([]*Session, len(sizes))
+	for i, n := range sizes {
+		sessions[i] = broadcastHome(b, n)
+		b.Setenv(home.EnvSocket, "")
+		daemontest.Start(b, sessions[i].Home, sessions[i].Host)
+	}
+	var asked [2]time.Duration
+	var file time.Duration
+	for b.Loop() {
+		for i, s := range sessions {
+			start := time.Now()
+			if _, ok := s.askRows([]string{"alice"}); !ok {
+				b.Fatalf("the daemon of the home of %d entries gave no rows", sizes[i])
+			}
+			asked[i] += time.Since(start)
+		}
+		start := time.Now()
+		if _, err := registry.ReadRows(sessions[0].Home, "alice"); err != nil {
+			b.Fatal(err)
+		}
+		file += time.Since(start)
+	}
+	for i, n := range sizes {
+		b.ReportMetric(float64(asked[i].Microseconds())/float64(b.N), fmt.Sprintf("µs/ask-%d", n))
+	}
+	b.ReportMetric(float64(file.Microseconds())/float64(b.N), "µs/file-10")
+	b.ReportMetric(float64(asked[1])/float64(asked[0]), "ask-10000/ask-10")
+	b.ReportMetric(float64(asked[1])/float64(file), "ask-10000/file-10")
 }

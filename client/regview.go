@@ -53,21 +53,26 @@ func (s *Session) daemonRows(names []string) (*registry.Doc, bool) {
 	if fi, err := os.Lstat(s.Home.Registry()); err != nil || fi.Size() < daemonRowsFrom {
 		return nil, false
 	}
+	return s.askRows(names)
+}
+
+// askRows is daemonRows whatever the registry's size.
+func (s *Session) askRows(names []string) (*registry.Doc, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), daemonRowsWait)
 	defer cancel()
-	c, err := wire.Dial(ctx, s.Home.Socket(s.Host), wire.Hello{Role: wire.RoleCLI, Host: s.Host, OSUser: osUser(), Protocol: wire.Protocol})
+	conn, own, err := s.dialDaemon(ctx)
 	if err != nil {
 		return nil, false
 	}
-	defer c.Close()
+	defer conn.Close()
 	// The home's run folder is this account's, but a socket there could
 	// still be another's; what it says about the registry is taken only from
 	// a daemon of this account, as the daemon serves only peers of its own.
-	if uid, err := c.PeerUID(); err != nil || uid != os.Getuid() {
+	if !own {
 		return nil, false
 	}
 	var res wire.RegistryRowsOK
-	if err := c.Call(ctx, wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
+	if err := wire.CallOnce(ctx, conn, s.cliHello(), wire.OpRegistryRows, wire.RegistryRows{Names: names}, &res); err != nil {
 		return nil, false
 	}
 	d, err := registry.FromRows(res.ProtocolVersion, res.Rows)

@@ -163,27 +163,38 @@ func TestClientRefusals(t *testing.T) {
 			w.w.(net.Conn).Close()
 		}}, req: CommFile{From: "me", To: "x"}, wantCode: CodeBadFrame, wantText: "bad frame: payload field \"to\" is a JSON number, want string"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			path := tc.peer.start(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
+	// Each is met alike by a Dial then a Call and by a CallOnce.
+	ways := map[string]func(ctx context.Context, path string, tc CommFile, dialErr bool) error{
+		"Dial": func(ctx context.Context, path string, req CommFile, dialErr bool) error {
 			c, err := Dial(ctx, path, testHello)
-			if !tc.dialErr {
-				if err != nil {
-					t.Fatal(err)
+			if dialErr {
+				return err
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			return c.Call(ctx, OpCommFile, req, nil)
+		},
+		"CallOnce": func(ctx context.Context, path string, req CommFile, _ bool) error {
+			return callOnceT(t, path, ctx, req, nil)
+		},
+	}
+	for _, tc := range tests {
+		for way, call := range ways {
+			t.Run(tc.name+"/"+way, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				err := call(ctx, tc.peer.start(t), tc.req, tc.dialErr)
+				var re *Refusal
+				if !errors.As(err, &re) {
+					t.Fatalf("err = %v (%T), want a *Refusal", err, err)
 				}
-				defer c.Close()
-				err = c.Call(ctx, OpCommFile, tc.req, nil)
-			}
-			var re *Refusal
-			if !errors.As(err, &re) {
-				t.Fatalf("err = %v (%T), want a *Refusal", err, err)
-			}
-			if re.Code != tc.wantCode || re.Sentence != tc.wantText {
-				t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)
-			}
-		})
+				if re.Code != tc.wantCode || re.Sentence != tc.wantText {
+					t.Fatalf("refusal = %q %q, want %q %q", re.Code, re.Sentence, tc.wantCode, tc.wantText)
+				}
+			})
+		}
 	}
 }
 
@@ -222,14 +233,21 @@ func TestDialHonoursContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := Dial(ctx, path, testHello); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the deadline", err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("Dial took %s after a 50ms deadline", el)
+	for name, dial := range map[string]func(context.Context) error{
+		"Dial": func(ctx context.Context) error { _, err := Dial(ctx, path, testHello); return err },
+		"CallOnce": func(ctx context.Context) error {
+			return callOnceT(t, path, ctx, CommFile{From: "me", To: "x"}, nil)
+		},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		start := time.Now()
+		if err := dial(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: err = %v, want the deadline", name, err)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Fatalf("%s took %s after a 50ms deadline", name, el)
+		}
+		cancel()
 	}
 }
 

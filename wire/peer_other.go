@@ -2,9 +2,12 @@
 
 package wire
 
-import "errors"
+import (
+	"errors"
+	"net"
+)
 
-// PeerUID cannot ask here: Windows' AF_UNIX tells no peer.
-func (c *Client) PeerUID() (int, error) {
+// PeerUIDOf cannot ask here: Windows' AF_UNIX tells no peer.
+func PeerUIDOf(net.Conn) (int, error) {
 	return 0, errors.New("this system's Unix sockets tell no peer")
 }

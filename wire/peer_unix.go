@@ -7,12 +7,12 @@ import (
 	"net"
 )
 
-// PeerUID is the account of the process at the other end, as the kernel
-// recorded it when that process listened: a client asks it before it trusts
-// what a daemon says about the home (the registry's rows), since a socket in a
-// home's run folder could be another account's.
-func (c *Client) PeerUID() (int, error) {
-	uc, ok := c.conn.(*net.UnixConn)
+// PeerUIDOf is the account of the process at the other end of conn, a Unix
+// socket, as the kernel recorded it when that process listened: a client asks
+// it before it trusts what a daemon says about the home (the registry's rows),
+// since a socket in a home's run folder could be another account's.
+func PeerUIDOf(conn net.Conn) (int, error) {
+	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return 0, errors.New("not a Unix socket, so its peer is not known")
 	}

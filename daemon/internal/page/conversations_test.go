@@ -19,7 +19,7 @@ import (
 )
 
 // fileAt files a line from to to in f's home as a client does, stamped at.
-func fileAt(t *testing.T, f *filer.Filer, from, to, text string, at time.Time) string {
+func fileAt(t testing.TB, f *filer.Filer, from, to, text string, at time.Time) string {
 	t.Helper()
 	id := mail.NewID()
 	if _, err := f.Append(to, []filer.Line{mail.Compose(wire.CommFile{From: from, To: to, Text: text, ID: id}, at)}); err != nil {

@@ -1,6 +1,11 @@
 package page
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 )
@@ -24,20 +29,21 @@ type mailCount struct {
 // protocol's route 1), so the daemon's own filings are a part of what moves them.
 // A count goes on from the last one (filer.Recount), so an inbox that only grew
 // costs the reading of what it grew by.
+//
+// The inbox folder is listed once per look, and only the handles with an
+// inbox there have their files looked at: a look then costs a read of the
+// folder and two looks per inbox, not two per registry entry (most entries
+// of a large registry have never been mailed).
 func (v *Page) lookMail(f *filer.Filer, counted map[string]mailCount) {
 	hs := v.handles()
-	listed := make(map[string]bool, len(hs))
+	inboxes, listed := v.inboxNames()
+	before, kept := len(counted), 0
 	for _, h := range hs {
-		listed[h] = true
-	}
-	for h := range counted {
-		if !listed[h] {
-			delete(counted, h) // a handle that joins again is counted again
-		}
-	}
-	for _, h := range hs {
-		now, ok := v.mailStampOf(h)
+		now, ok := v.mailStampOf(h, inboxes, listed)
 		old, seen := counted[h]
+		if seen {
+			kept++
+		}
 		if !ok || seen && old.stamp.same(now) {
 			continue
 		}
@@ -55,9 +61,36 @@ func (v *Page) lookMail(f *filer.Filer, counted map[string]mailCount) {
 		v.setUnread(h, t.N)
 		counted[h] = mailCount{now, t}
 	}
+	if kept < before {
+		// Some handle counted before has left the registry (a look where none
+		// has, the usual one, builds no set of every handle).
+		forget(counted, hs)
+	}
 }
 
-func (v *Page) mailStampOf(handle string) (mailStamp, bool) {
+// forget drops from counted each handle hs does not list: a handle that joins
+// again is counted again.
+func forget(counted map[string]mailCount, hs []string) {
+	known := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		known[h] = true
+	}
+	for h := range counted {
+		if !known[h] {
+			delete(counted, h)
+		}
+	}
+}
+
+// mailStampOf is how handle's inbox and cursor look now. With listed, inboxes
+// are the inbox folder's names as just listed, and a handle whose inbox is not
+// among them has no mail: its stamp is absent, its cursor unlooked at (with no
+// inbox, a cursor counts nothing). An inbox made since the listing is seen at
+// the next look, as one made just after a look of its own file would be.
+func (v *Page) mailStampOf(handle string, inboxes map[string]bool, listed bool) (mailStamp, bool) {
+	if listed && !inboxes[handle] {
+		return mailStamp{}, home.CheckHandle(handle) == nil
+	}
 	inbox, err := v.cfg.Home.HandlePath(home.Inbox, handle)
 	if err != nil {
 		return mailStamp{}, false
@@ -67,4 +100,30 @@ func (v *Page) mailStampOf(handle string) (mailStamp, bool) {
 		return mailStamp{}, false
 	}
 	return mailStamp{home.StampOf(inbox), home.StampOf(cursor)}, true
+}
+
+// inboxNames is the handles whose inbox the inbox folder holds (as
+// filer.WatchInboxes names them); false when it could not be listed (then
+// every handle's files are looked at, as if each might hold an inbox). A
+// folder not there yet holds no inbox.
+func (v *Page) inboxNames() (map[string]bool, bool) {
+	d, err := os.Open(v.cfg.Home.InboxDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, false
+	}
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		if h, ok := strings.CutSuffix(n, ".jsonl"); ok {
+			set[h] = true
+		}
+	}
+	return set, true
 }

@@ -171,7 +171,7 @@ func (v *Page) setUnread(handle string, n int) {
 func (v *Page) handles() []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return slices.Collect(maps.Keys(v.entries))
+	return slices.AppendSeq(make([]string, 0, len(v.entries)), maps.Keys(v.entries))
 }
 
 // SetLink records a link's health and publishes it.

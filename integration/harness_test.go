@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,21 +29,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(runHelper())
 	}
-	dir, err := os.MkdirTemp("", "sotd-bin-")
+	bin, dir, err := testutil.BuildSotd("../cmd/sotd")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	sotdBin = filepath.Join(dir, "sotd")
-	if runtime.GOOS == "windows" {
-		sotdBin += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", sotdBin, "../cmd/sotd")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build sotd:", err)
-		os.Exit(1)
-	}
+	sotdBin = bin
 	flag.Parse()
 	testutil.AtLeastParallel(waitingTests)
 	code := m.Run()

@@ -245,7 +245,7 @@ func TestBashCompletionInteractive(t *testing.T) {
 		return string(out)
 	}
 	shell := "exec env -i PATH=" + quote(os.Getenv("PATH")) + " HOME=" + quote(dir) + " TERM=xterm" +
-		" SOT_COMM_HOME=" + quote(filepath.Join(dir, "comm")) + " SOT_SELF_HOST=box SOT_COMM_NAME=alice " + quote(testutil.RaceEnv()) +
+		" SOT_COMM_HOME=" + quote(filepath.Join(dir, "comm")) + " SOT_SELF_HOST=box SOT_COMM_NAME=alice" +
 		" PS1='$ ' bash --norc --noprofile -i"
 	tmux("new-session", "-d", "-x", "160", "-y", "40", shell)
 	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSock, "kill-server").Run() })

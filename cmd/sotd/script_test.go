@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,13 +19,17 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
-	testscript.Main(m, map[string]func(){
-		"sotd": func() {
-			detach()
-			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-		},
-	})
+	// The transcripts, and the tests that start sotd or a shell that runs it,
+	// find it on PATH.
+	_, dir, err := testutil.BuildSotd(".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestScripts runs the CLI transcripts in testdata/script: each is a txtar of
@@ -45,10 +50,6 @@ func runScripts(t *testing.T, dir string) {
 				return err
 			}
 			e.Setenv("SOTD_REPO", root)
-			// A script's environment is not this binary's: pass the race
-			// detector's quick exit on, or each exec costs a second.
-			k, v, _ := strings.Cut(testutil.RaceEnv(), "=")
-			e.Setenv(k, v)
 			// Rows outlive their daemon by design (tmux keeps them); a script
 			// that stops part way must not leave its rows running after it.
 			sock := filepath.Join(e.WorkDir, "comm", "run", "box", "tmux", "rows.sock")

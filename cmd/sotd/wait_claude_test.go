@@ -137,7 +137,7 @@ func (b *claudeBox) env(name string, extra ...string) []string {
 	return append([]string{"HOME=" + b.userHome, "PATH=" + b.bin + ":" + os.Getenv("PATH"), "TERM=xterm-256color",
 		"ANTHROPIC_API_KEY=" + rewakeDummyKey, "ANTHROPIC_BASE_URL=" + b.api.URL,
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		home.EnvName + "=" + name, "SOT_COMM_HOME=" + b.h.Dir, "SOT_SELF_HOST=box", testutil.RaceEnv()}, extra...)
+		home.EnvName + "=" + name, "SOT_COMM_HOME=" + b.h.Dir, "SOT_SELF_HOST=box"}, extra...)
 }
 
 // settings is Claude Code's user settings file in the box.

@@ -73,7 +73,7 @@ func TestCodexDoorbellRealCodex(t *testing.T) {
 	sock := filepath.Join(dir, "tmux.sock")
 	env := []string{"HOME=" + userHome, "PATH=" + filepath.Join(dir, "bin") + ":" + os.Getenv("PATH"), "TERM=xterm-256color",
 		"CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + codexDummyKey,
-		home.EnvName + "=alice", "SOT_COMM_HOME=" + h.Dir, "SOT_SELF_HOST=box", testutil.RaceEnv()}
+		home.EnvName + "=alice", "SOT_COMM_HOME=" + h.Dir, "SOT_SELF_HOST=box"}
 	argv := append([]string{"-S", sock, "new-session", "-d", "-x", "160", "-y", "50", "-c", proj, "env", "-i"}, env...)
 	if b, err := exec.Command("tmux", append(argv, codex, "--no-daemon")...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v %s", err, b)

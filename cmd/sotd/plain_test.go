@@ -39,11 +39,7 @@ func newPlain(t *testing.T, dir string) *plain {
 			t.Fatal(err)
 		}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, p.sotd); err != nil {
+	if err := os.Symlink(sotdBin, p.sotd); err != nil {
 		t.Fatal(err)
 	}
 	p.s = &client.Session{Home: h, Host: "box", Cwd: p.proj, Stdout: p.out, Stderr: p.out, Now: time.Now}

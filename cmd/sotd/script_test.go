@@ -18,14 +18,18 @@ import (
 	"github.com/sotcomm/sotd/internal/testutil"
 )
 
+// sotdBin is the sotd binary TestMain built.
+var sotdBin string
+
 func TestMain(m *testing.M) {
 	// The transcripts, and the tests that start sotd or a shell that runs it,
 	// find it on PATH.
-	_, dir, err := testutil.BuildSotd(".")
+	bin, dir, err := testutil.BuildSotd(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	sotdBin = bin
 	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
 	os.RemoveAll(dir)

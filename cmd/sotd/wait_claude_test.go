@@ -117,12 +117,8 @@ func newClaudeBox(t *testing.T) *claudeBox {
 			t.Fatal(err)
 		}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.sotd = filepath.Join(b.bin, "sotd") // this test binary, run as sotd (TestMain)
-	if err := os.Symlink(self, b.sotd); err != nil {
+	b.sotd = filepath.Join(b.bin, "sotd")
+	if err := os.Symlink(sotdBin, b.sotd); err != nil {
 		t.Fatal(err)
 	}
 	if err := fakeclaude.Config(b.userHome, b.proj, rewakeDummyKey); err != nil {

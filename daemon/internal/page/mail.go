@@ -1,11 +1,6 @@
 package page
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-	"strings"
-
 	"github.com/sotcomm/sotd/filer"
 	"github.com/sotcomm/sotd/home"
 )
@@ -36,7 +31,7 @@ type mailCount struct {
 // of a large registry have never been mailed).
 func (v *Page) lookMail(f *filer.Filer, counted map[string]mailCount) {
 	hs := v.handles()
-	inboxes, listed := v.inboxNames()
+	inboxes, listed := inboxSet(f)
 	before, kept := len(counted), 0
 	for _, h := range hs {
 		now, ok := v.mailStampOf(h, inboxes, listed)
@@ -102,28 +97,17 @@ func (v *Page) mailStampOf(handle string, inboxes map[string]bool, listed bool) 
 	return mailStamp{home.StampOf(inbox), home.StampOf(cursor)}, true
 }
 
-// inboxNames is the handles whose inbox the inbox folder holds (as
-// filer.WatchInboxes names them); false when it could not be listed (then
-// every handle's files are looked at, as if each might hold an inbox). A
-// folder not there yet holds no inbox.
-func (v *Page) inboxNames() (map[string]bool, bool) {
-	d, err := os.Open(v.cfg.Home.InboxDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true
-	}
+// inboxSet is the handles whose inbox the inbox folder holds
+// (filer.Inboxes); false when it could not be listed (then every handle's
+// files are looked at, as if each might hold an inbox).
+func inboxSet(f *filer.Filer) (map[string]bool, bool) {
+	hs, err := f.Inboxes()
 	if err != nil {
 		return nil, false
 	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, false
-	}
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		if h, ok := strings.CutSuffix(n, ".jsonl"); ok {
-			set[h] = true
-		}
+	set := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		set[h] = true
 	}
 	return set, true
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -196,23 +195,15 @@ func (st state) lastBeat() (beat, bool) {
 	return b, true
 }
 
-// noteBeat records b, best effort and unflushed: a record lost or torn in a
-// crash costs the next heartbeat the read it would have spared (a torn record
-// does not decode), and a whole one is still true, only older.
+// noteBeat records b, best effort and unflushed: a record lost in a crash
+// costs the next heartbeat the read it would have spared, and a whole one is
+// still true, only older.
 func (st state) noteBeat(b beat) {
 	raw, err := json.Marshal(b)
 	if err != nil || home.MkdirPrivate(st.dir) != nil {
 		return
 	}
-	path := st.beatFile()
-	tmp := path + ".tmp." + strconv.Itoa(os.Getpid())
-	os.Remove(tmp) // a crashed process's of the same pid, which WriteNew would refuse
-	if home.WriteNew(tmp, raw, func(*os.File) error { return nil }) != nil {
-		return
-	}
-	if os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
-	}
+	_ = home.WriteUnflushed(st.beatFile(), raw)
 }
 
 // clear ends an episode: the file is removed; one already gone is no error.

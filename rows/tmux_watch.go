@@ -161,14 +161,14 @@ func (w *tmuxWatch) quietSince() time.Time {
 // captures miss a change undone between them, as the wake's own looks would.
 // s is left without times when the watch cannot tell. Callers hold looking.
 func (w *tmuxWatch) stamp(s *screen.Screen, now time.Time) {
-	lines := make([][]screen.Cell, len(s.Lines))
-	for y, l := range s.Lines {
-		lines[y] = slices.Clone(l)
-	}
 	quiet := w.quietSince()
 	if quiet.IsZero() {
 		w.seen = nil
 		return
+	}
+	lines := make([][]screen.Cell, len(s.Lines))
+	for y, l := range s.Lines {
+		lines[y] = slices.Clone(l)
 	}
 	prev := w.seen
 	changed := quiet

@@ -48,7 +48,7 @@ func BenchmarkBroadcast(b *testing.B) {
 
 // broadcastHome is a home whose registry lists alice and n other live
 // sessions of this box, where the client may append itself.
-func broadcastHome(b *testing.B, n int) *Session {
+func broadcastHome(b testing.TB, n int) *Session {
 	b.Helper()
 	b.Setenv(home.EnvName, "")
 	b.Setenv(home.EnvSocket, filepath.Join(b.TempDir(), "none.sock"))

@@ -205,11 +205,16 @@ func (r *router) fileWithin(ctx context.Context, req wire.CommFile) string {
 	if err := mail.CheckRequest(req); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
-	_, listed := r.doc.Agents[req.To]
-	if route.For(route.Client, listed && r.canAppend(), listed).Here {
+	if r.appendsHere(req) {
 		return r.appendHere(req)
 	}
 	return r.handToDaemon(ctx, req)
+}
+
+// appendsHere says whether req's route is route 1: this client appends it.
+func (r *router) appendsHere(req wire.CommFile) bool {
+	_, listed := r.doc.Agents[req.To]
+	return route.For(route.Client, listed && r.canAppend(), listed).Here
 }
 
 // canAppend is route 1's lock-manager test: this client appends itself only when
@@ -227,6 +232,10 @@ func (r *router) canAppend() bool {
 	return *r.direct
 }
 
+// appendLines files a copy route 1 appends here; a test swaps it to watch
+// how many are in flight at once.
+var appendLines = (*filer.Filer).Append
+
 func (r *router) appendHere(req wire.CommFile) string {
 	now := r.s.Now()
 	if err := mail.CheckReceiver(r.doc, req.To, now); err != nil {
@@ -237,7 +246,7 @@ func (r *router) appendHere(req wire.CommFile) string {
 	// Send minted req.ID just now and files it once, so no line can hold it yet:
 	// the filer skips reading the inbox's dedupe window for it.
 	l.Fresh = true
-	if _, err := f.Append(req.To, []filer.Line{l}); err != nil {
+	if _, err := appendLines(f, req.To, []filer.Line{l}); err != nil {
 		return fmt.Sprintf("FAILED -> @%s: %v", req.To, err)
 	}
 	return fmt.Sprintf("  filed -> @%s", req.To)

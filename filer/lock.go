@@ -70,7 +70,7 @@ func bareErr(err error) error {
 // gofrs/flock closes the descriptor a failed try opened, so each try opens the
 // path again: a syscall pair here, an OPEN and CLOSE round trip per try on nfs4.
 func (f *Filer) lock(path string, exclusive bool, wait time.Duration, held func(time.Duration) *lockHeldError) (heldLock, error) {
-	fl := flock.New(path, flock.SetFlag(os.O_RDWR|os.O_CREATE|home.NoFollow), flock.SetPermissions(home.FileMode))
+	fl := flock.New(path, flock.SetFlag(lockFlags|home.NoFollow), flock.SetPermissions(home.FileMode))
 	try := fl.TryRLock
 	if exclusive {
 		try = fl.TryLock

@@ -15,6 +15,9 @@ import (
 // Append writes at the end it measured.
 const inboxFlags = os.O_RDWR | os.O_CREATE
 
+// lockFlags opens an inbox lock file.
+const lockFlags = os.O_RDWR | os.O_CREATE
+
 // errCode is the Windows error number.
 func errCode(err error) string {
 	var e windows.Errno

@@ -70,7 +70,22 @@ type conn struct {
 }
 
 func newConn(d *Daemon, nc *net.UnixConn) *conn {
-	return &conn{d: d, nc: nc, r: wire.NewReader(nc), w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
+	r := readers.Get().(*wire.Reader)
+	r.Reset(nc)
+	return &conn{d: d, nc: nc, r: r, w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
+}
+
+// readers keeps connections' read buffers (wire.NewReader's 64 KiB) from one
+// connection to the next: a command's connection lives for one ask, and a
+// fresh buffer for each was a large share of the daemon's CPU for that ask
+// (its allocation, clearing and the pages it faulted in).
+var readers = sync.Pool{New: func() any { return wire.NewReader(nil) }}
+
+// release gives the read buffer back once serve has stopped reading.
+func (c *conn) release() {
+	c.r.Reset(nil)
+	readers.Put(c.r)
+	c.r = nil
 }
 
 // deadlineWriter bounds every write, so a peer that stops reading cannot hold an
@@ -151,6 +166,7 @@ type job struct {
 // daemon stops or the client hangs up, so a forward, an offer or a receipts
 // fan-out made for a client that is gone is given up rather than waited out.
 func (c *conn) serve(ctx context.Context) {
+	defer c.release()
 	defer c.nc.Close()
 	defer context.AfterFunc(ctx, c.stop)()
 	role, ok := c.admit()

@@ -32,6 +32,9 @@ func NewReaderSize(r io.Reader, size int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
+// Reset drops what r holds and reads from rd, through the same buffer.
+func (r *Reader) Reset(rd io.Reader) { r.br.Reset(rd) }
+
 // ReadLine returns the next frame's bytes without its newline. It never holds
 // more than MaxFrame bytes: a longer line is an error, and so is a last line the
 // peer did not end with a newline (a truncated frame).

@@ -261,6 +261,16 @@ const hangupEvery = 100 * time.Millisecond
 // (stdio-bridge does at the end of its input), so the peer's whole socket
 // closing is what counts (hungUp).
 func (c *conn) untilAnswered(workers *sync.WaitGroup, hangUp context.CancelFunc) {
+	c.mu.Lock()
+	open := c.open
+	c.mu.Unlock()
+	if open == 0 {
+		// Every request read is answered (a command's one ask, as a
+		// rule): the workers are past their last answer, so nothing waits
+		// on the client, and they end as soon as they see work closed.
+		workers.Wait()
+		return
+	}
 	answered := make(chan struct{})
 	go func() {
 		workers.Wait()

@@ -37,6 +37,12 @@ const (
 	// (Daemon.maxConns); the next waits in the listen backlog until one
 	// closes, so a runaway client cannot spend the daemon's descriptors.
 	maxConns = 256
+
+	// helloHold is how long the answer to a hello that came with a request
+	// waits to go out with that request's answer, in one write: the client
+	// is woken once for both. A request answered later (a filing that waits
+	// for its inbox lock) lets the hello's answer go alone after it.
+	helloHold = time.Millisecond
 )
 
 // stoppingSentence answers a request read after the daemon was told to stop.
@@ -62,6 +68,10 @@ type conn struct {
 	// peer is the connected process, as the kernel recorded it at connect; 0
 	// where the OS does not tell. Set at admit, before any request.
 	peer int
+	// heldHello sends the hello's answer held for the first request's
+	// (Daemon.helloHold), if that one is not written first; nil when none
+	// was held.
+	heldHello *time.Timer
 
 	mu       sync.Mutex
 	stopping bool          // set when the daemon stops: reads end, answers still go out
@@ -172,6 +182,9 @@ func (c *conn) serve(ctx context.Context) {
 	role, ok := c.admit()
 	if !ok {
 		return
+	}
+	if c.heldHello != nil {
+		defer c.heldHello.Stop()
 	}
 	if role == wire.RoleCLI {
 		c.mu.Lock()
@@ -386,7 +399,13 @@ func (c *conn) admit() (role string, admitted bool) {
 		return "", false
 	}
 	ok := wire.HelloOK{Host: c.d.cfg.Host, Protocol: wire.Protocol, Daemon: "sotd"}
-	if err := c.w.Write(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
+	if c.r.Buffered() > 0 {
+		// The client sent a request with its hello (wire.CallOnce).
+		if err := c.w.Hold(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
+			return "", false
+		}
+		c.heldHello = time.AfterFunc(c.d.helloHold, func() { c.w.Flush() })
+	} else if err := c.w.Write(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
 		return "", false
 	}
 	c.d.log.Debug("hello accepted", "role", h.Role, "host", h.Host, "name", h.Name)

@@ -12,12 +12,25 @@ import (
 // joined, an event is a silent no-op and a declaration fails. asJSON prints the
 // work-state the write left, as ShowStatus does.
 func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
+	code, _ := s.writeStatus(verb, text, hasText, asJSON)
+	return code
+}
+
+// bindingRefused is a status write's refusal of a row another row holds.
+type bindingRefused struct{ why string }
+
+func (r bindingRefused) Error() string { return r.why }
+
+// writeStatus is Status, also answering the row as the write left it (nil
+// when none was written). The row's binding is checked under the registry
+// lock, on the row the write replaces, so the write needs no read before it.
+func (s *Session) writeStatus(verb string, text string, hasText, asJSON bool) (int, *registry.Entry) {
 	if !registry.IsEvent(verb) && !registry.IsDeclaration(verb) {
 		s.warn("sotd status: unknown verb %q; events: prompt, stop, dialog, resumed, join; declarations: working, idle, blocked, waiting, done", verb)
-		return ExitUsage
+		return ExitUsage, nil
 	}
 	if !s.admitted() {
-		return ExitFailed
+		return ExitFailed, nil
 	}
 	me, err := s.Me()
 	if err != nil {
@@ -26,25 +39,27 @@ func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
 				b, _ := json.Marshal(workState{})
 				s.out("%s", b)
 			}
-			return ExitOK
+			return ExitOK, nil
 		}
 		s.out("sotd status: no registry row for this session (%v); stamp discarded", err)
-		return ExitFailed
+		return ExitFailed, nil
 	}
-	e, _, err := s.Lookup(me)
-	if err == nil {
+	held := func(e *registry.Entry) error {
 		if why := s.bindingRefusal(e, me); why != "" {
-			s.out("FAILED: %s; stamp discarded", why)
-			return ExitFailed
+			return bindingRefused{why}
 		}
-		err = registry.WriteStatus(s.Home, me, registry.Status{Verb: verb, Text: text, HasText: hasText}, s.Now(), registry.Ruled())
+		return nil
 	}
+	e, err := registry.WriteStatusIf(s.Home, me, registry.Status{Verb: verb, Text: text, HasText: hasText}, s.Now(), registry.Ruled(), held)
+	var refused bindingRefused
 	switch {
 	case err == nil:
 		if asJSON {
-			return s.showState(me, true, registry.IsEvent(verb))
+			return s.show(me, e, e != nil, true, registry.IsEvent(verb)), e
 		}
-		return ExitOK
+		return ExitOK, e
+	case errors.As(err, &refused):
+		s.out("FAILED: %s; stamp discarded", refused.why)
 	case errors.Is(err, registry.ErrNoRow):
 		s.out("sotd status: %v", err)
 	case errors.Is(err, registry.ErrUnreadable):
@@ -53,7 +68,7 @@ func (s *Session) Status(verb string, text string, hasText, asJSON bool) int {
 	default:
 		s.out("FAILED: %v; stamp discarded", err)
 	}
-	return ExitFailed
+	return ExitFailed, nil
 }
 
 // Declare is `sotd status <verb> ["text"]` as a person or a session types it:
@@ -65,15 +80,12 @@ func (s *Session) Declare(verb, text string, hasText, asJSON bool) int {
 	if verb == registry.VerbDone {
 		hasText = true
 	}
-	code := s.Status(verb, text, hasText, asJSON)
-	if code != ExitOK || asJSON || !registry.IsDeclaration(verb) {
+	code, e := s.writeStatus(verb, text, hasText, asJSON)
+	if code != ExitOK || asJSON || !registry.IsDeclaration(verb) || e == nil {
 		return code
 	}
-	me, err := s.Me()
-	if err != nil {
-		return code
-	}
-	if e, ok, err := s.Lookup(me); err == nil && ok && e.State != verb {
+	if e.State != verb {
+		me, _ := s.Me()
 		s.out("recorded; @%s reads as %s, not %s: %s", me, e.State, verb, whyState(e))
 	}
 	return code
@@ -124,18 +136,20 @@ func (s *Session) ShowStatus(asJSON bool) int {
 		s.out("sotd status: no registry row for this session (%v)", err)
 		return ExitFailed
 	}
-	return s.showState(me, asJSON, false)
-}
-
-// showState prints me's work-state; absentOK answers joined:false for a handle
-// with no entry (after an event, which is a no-op there) where a show fails.
-func (s *Session) showState(me string, asJSON, absentOK bool) int {
 	e, present, err := s.Lookup(me)
-	switch {
-	case err != nil:
+	if err != nil {
 		s.out("FAILED: the registry could not be read; nothing was shown")
 		s.warn("sotd: %v", err)
 		return ExitFailed
+	}
+	return s.show(me, e, present, asJSON, false)
+}
+
+// show prints me's work-state from its row e; absentOK answers joined:false
+// for a handle with no entry (after an event, which is a no-op there) where a
+// show fails.
+func (s *Session) show(me string, e *registry.Entry, present, asJSON, absentOK bool) int {
+	switch {
 	case !present && absentOK && asJSON:
 		b, _ := json.Marshal(workState{Handle: me})
 		s.out("%s", b)

@@ -37,6 +37,12 @@ const (
 	// (Daemon.maxConns); the next waits in the listen backlog until one
 	// closes, so a runaway client cannot spend the daemon's descriptors.
 	maxConns = 256
+
+	// helloHold is how long the answer to a hello that came with a request
+	// waits to go out with that request's answer, in one write: the client
+	// is woken once for both. A request answered later (a filing that waits
+	// for its inbox lock) lets the hello's answer go alone after it.
+	helloHold = time.Millisecond
 )
 
 // stoppingSentence answers a request read after the daemon was told to stop.
@@ -62,6 +68,10 @@ type conn struct {
 	// peer is the connected process, as the kernel recorded it at connect; 0
 	// where the OS does not tell. Set at admit, before any request.
 	peer int
+	// heldHello sends the hello's answer held for the first request's
+	// (Daemon.helloHold), if that one is not written first; nil when none
+	// was held.
+	heldHello *time.Timer
 
 	mu       sync.Mutex
 	stopping bool          // set when the daemon stops: reads end, answers still go out
@@ -70,7 +80,22 @@ type conn struct {
 }
 
 func newConn(d *Daemon, nc *net.UnixConn) *conn {
-	return &conn{d: d, nc: nc, r: wire.NewReader(nc), w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
+	r := readers.Get().(*wire.Reader)
+	r.Reset(nc)
+	return &conn{d: d, nc: nc, r: r, w: wire.NewWriter(&deadlineWriter{nc: nc}), work: make(chan job)}
+}
+
+// readers keeps connections' read buffers (wire.NewReader's 64 KiB) from one
+// connection to the next: a command's connection lives for one ask, and a
+// fresh buffer for each was a large share of the daemon's CPU for that ask
+// (its allocation, clearing and the pages it faulted in).
+var readers = sync.Pool{New: func() any { return wire.NewReader(nil) }}
+
+// release gives the read buffer back once serve has stopped reading.
+func (c *conn) release() {
+	c.r.Reset(nil)
+	readers.Put(c.r)
+	c.r = nil
 }
 
 // deadlineWriter bounds every write, so a peer that stops reading cannot hold an
@@ -151,11 +176,15 @@ type job struct {
 // daemon stops or the client hangs up, so a forward, an offer or a receipts
 // fan-out made for a client that is gone is given up rather than waited out.
 func (c *conn) serve(ctx context.Context) {
+	defer c.release()
 	defer c.nc.Close()
 	defer context.AfterFunc(ctx, c.stop)()
 	role, ok := c.admit()
 	if !ok {
 		return
+	}
+	if c.heldHello != nil {
+		defer c.heldHello.Stop()
 	}
 	if role == wire.RoleCLI {
 		c.mu.Lock()
@@ -245,6 +274,16 @@ const hangupEvery = 100 * time.Millisecond
 // (stdio-bridge does at the end of its input), so the peer's whole socket
 // closing is what counts (hungUp).
 func (c *conn) untilAnswered(workers *sync.WaitGroup, hangUp context.CancelFunc) {
+	c.mu.Lock()
+	open := c.open
+	c.mu.Unlock()
+	if open == 0 {
+		// Every request read is answered (a command's one ask, as a
+		// rule): the workers are past their last answer, so nothing waits
+		// on the client, and they end as soon as they see work closed.
+		workers.Wait()
+		return
+	}
 	answered := make(chan struct{})
 	go func() {
 		workers.Wait()
@@ -360,7 +399,13 @@ func (c *conn) admit() (role string, admitted bool) {
 		return "", false
 	}
 	ok := wire.HelloOK{Host: c.d.cfg.Host, Protocol: wire.Protocol, Daemon: "sotd"}
-	if err := c.w.Write(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
+	if c.r.Buffered() > 0 {
+		// The client sent a request with its hello (wire.CallOnce).
+		if err := c.w.Hold(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
+			return "", false
+		}
+		c.heldHello = time.AfterFunc(c.d.helloHold, func() { c.w.Flush() })
+	} else if err := c.w.Write(env.ID, wire.KindRes, wire.OpHello, ok); err != nil {
 		return "", false
 	}
 	c.d.log.Debug("hello accepted", "role", h.Role, "host", h.Host, "name", h.Name)

@@ -53,8 +53,9 @@ type Daemon struct {
 	// only the benchmark's per-line baseline does.
 	maxBatch int
 	// helloWait bounds the wait for a connection's first frame, idleWait a cli
-	// connection's silence with nothing in flight; tests shorten them.
-	helloWait, idleWait time.Duration
+	// connection's silence with nothing in flight, helloHold how long a hello's
+	// answer waits for the request that came with it; tests set them.
+	helloWait, idleWait, helloHold time.Duration
 	// maxConns caps the connections served at once; tests lower it.
 	maxConns int
 	// dialogEvery is the dialog watch's period (DialogEvery); tests shorten it.
@@ -119,7 +120,7 @@ func New(cfg Config) (*Daemon, error) {
 			cfg.Log.Warn("no hosts.toml is read, so this daemon is a standalone hub", "err", err)
 		}
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, maxConns: maxConns, dialogEvery: workspace.DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), reg: regcache.New(cfg.Home), rowIndex: regcache.NewIndex(cfg.Home)}
+	d := &Daemon{cfg: cfg, log: cfg.Log, uid: os.Getuid(), maxBatch: maxBatchLines, helloWait: wire.HelloWait, idleWait: idleWait, helloHold: helloHold, maxConns: maxConns, dialogEvery: workspace.DialogEvery, netSet: make(chan struct{}), filed: make(chan struct{}, 1), reg: regcache.New(cfg.Home), rowIndex: regcache.NewIndex(cfg.Home)}
 	if u, err := user.Current(); err == nil {
 		d.user = u.Username
 	} else {

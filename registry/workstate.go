@@ -205,15 +205,36 @@ func firstSet(s ...string) string {
 // a joined comm agent) and a declaration fails with ErrNoRow, since the session
 // meant it.
 func WriteStatus(h home.Home, name string, s Status, now time.Time, wait time.Duration) error {
+	_, err := WriteStatusIf(h, name, s, now, wait, nil)
+	return err
+}
+
+// WriteStatusIf is WriteStatus whose writer may refuse the row as it is under
+// the lock: a check of who holds the row sees what the write would replace,
+// with no read of its own before it. An error from may writes nothing and is
+// returned as it is. It answers the row as the write left it, nil when no row
+// was written (an event's no-op).
+func WriteStatusIf(h home.Home, name string, s Status, now time.Time, wait time.Duration, may func(*Entry) error) (*Entry, error) {
 	if !IsEvent(s.Verb) && !IsDeclaration(s.Verb) {
-		return badVerb(s.Verb) // before any lock is taken
+		return nil, badVerb(s.Verb) // before any lock is taken
 	}
-	err := Mark(h, name, wait, func(e *Entry) error { return Apply(e, s, now) })
+	var left *Entry
+	err := Mark(h, name, wait, func(e *Entry) error {
+		if may != nil {
+			if err := may(e); err != nil {
+				return err
+			}
+		}
+		left = e
+		return Apply(e, s, now)
+	})
 	switch {
+	case err == nil:
+		return left, nil
 	case !errors.Is(err, ErrNoRow):
-		return err
+		return nil, err
 	case IsEvent(s.Verb):
-		return nil
+		return nil, nil
 	}
-	return fmt.Errorf("%w for '%s' -- stamp discarded; run it from the session's project root, or join first", ErrNoRow, name)
+	return nil, fmt.Errorf("%w for '%s' -- stamp discarded; run it from the session's project root, or join first", ErrNoRow, name)
 }

@@ -32,6 +32,13 @@ func NewReaderSize(r io.Reader, size int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
+// Reset drops what r holds and reads from rd, through the same buffer.
+func (r *Reader) Reset(rd io.Reader) { r.br.Reset(rd) }
+
+// Buffered is how many bytes were read from the peer and not yet returned
+// as frames: more than 0 after a frame, the peer sent more with it.
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
 // ReadLine returns the next frame's bytes without its newline. It never holds
 // more than MaxFrame bytes: a longer line is an error, and so is a last line the
 // peer did not end with a newline (a truncated frame).
@@ -231,15 +238,16 @@ func DecodePayload(raw json.RawMessage, v any) error {
 
 // Writer writes frames; it is safe for concurrent use, one frame at a time.
 type Writer struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	held []byte // a frame Hold kept for the next write
 }
 
 // NewWriter writes frames to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write sends one envelope whose payload is p (marshalled unless it is already a
-// json.RawMessage).
+// json.RawMessage), after the frame Hold kept, in the same write.
 func (w *Writer) Write(id uint64, kind, op string, p any) error {
 	b, err := EncodeFrame(id, kind, op, p)
 	if err != nil {
@@ -247,7 +255,37 @@ func (w *Writer) Write(id uint64, kind, op string, p any) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.held != nil {
+		b, w.held = append(w.held, b...), nil
+	}
 	_, err = w.w.Write(b)
+	return err
+}
+
+// Hold keeps one envelope to go out with the next Write, in the same write,
+// or at Flush: a peer that sent a request with its hello reads both answers
+// at one wake, where two writes may wake it twice. Nothing is sent by Hold.
+func (w *Writer) Hold(id uint64, kind, op string, p any) error {
+	b, err := EncodeFrame(id, kind, op, p)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.held = append(w.held, b...)
+	return nil
+}
+
+// Flush sends what Hold kept, if a Write has not.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		return nil
+	}
+	b := w.held
+	w.held = nil
+	_, err := w.w.Write(b)
 	return err
 }
 

@@ -227,3 +227,36 @@ func TestAnEncodedPayloadIsSplicedIntoItsFrame(t *testing.T) {
 		t.Fatal("a payload that is not JSON was framed")
 	}
 }
+
+// A frame Hold keeps goes out before the next Write's, in the same write, or
+// alone at Flush; Hold itself sends nothing, and a Flush with nothing held
+// writes nothing.
+func TestWriterHoldGoesWithTheNextWrite(t *testing.T) {
+	var writes []string
+	w := NewWriter(writerFunc(func(p []byte) (int, error) { writes = append(writes, string(p)); return len(p), nil }))
+	hello := func(id uint64) string {
+		b, _ := EncodeFrame(id, KindRes, OpHello, HelloOK{Host: "box", Protocol: Protocol})
+		return string(b)
+	}
+	if err := w.Hold(1, KindRes, OpHello, HelloOK{Host: "box", Protocol: Protocol}); err != nil || len(writes) != 0 {
+		t.Fatalf("Hold: %v, wrote %q; want nothing written", err, writes)
+	}
+	if err := w.WriteError(2, OpRegistryRows, CodeUnreadable, "no row can be read"); err != nil {
+		t.Fatal(err)
+	}
+	refusal, _ := EncodeFrame(2, KindRes, OpRegistryRows, Error{Error: "no row can be read", Code: CodeUnreadable})
+	if len(writes) != 1 || writes[0] != hello(1)+string(refusal) {
+		t.Fatalf("the write after Hold: %q; want the held frame and the answer in one write", writes)
+	}
+	if err := w.Flush(); err != nil || len(writes) != 1 {
+		t.Fatalf("Flush with nothing held: %v, writes %q", err, writes)
+	}
+	w.Hold(3, KindRes, OpHello, HelloOK{Host: "box", Protocol: Protocol})
+	if err := w.Flush(); err != nil || len(writes) != 2 || writes[1] != hello(3) {
+		t.Fatalf("Flush: %v, writes %q; want the held frame alone", err, writes)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

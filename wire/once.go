@@ -8,8 +8,11 @@ import (
 )
 
 // onceBuffer is CallOnce's read buffer: an answer longer than this is still
-// read whole (NewReaderSize), and a command's one ask is seldom that long.
-const onceBuffer = 16 << 10
+// read whole (NewReaderSize), and a command's one ask is seldom that long (a
+// send's or a poll's rows are a few hundred bytes). It is made for each call,
+// so a larger one was most of what an ask allocated, and of the collections
+// that came with it in a process that asks often (sotd mcp, the hooks).
+const onceBuffer = 4 << 10
 
 // CallOnce says hello on conn and makes one call, the two frames in one write,
 // then reads both answers on the calling goroutine: one round trip where Dial

@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// Eventually polls cond every few milliseconds until it holds, and fails the test naming what it
-// waited for when it has not held within the bound. It is the one way a test waits: a bare sleep
-// followed by an assertion is either slow or flaky, and a hand-written deadline loop is a twin.
+// Eventually polls cond until it holds, and fails the test naming what it
+// waited for when it has not held within the bound. It is the one way a test
+// waits: a bare sleep followed by an assertion is either slow or flaky, and a
+// hand-written deadline loop is a twin.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	if !Within(within, cond) {
@@ -19,10 +20,27 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 
 // Within polls cond until it holds or the bound passes, and says whether it
 // held: for a test that reports more than Eventually's sentence when it did not
-// (the last screen, the daemon's log).
+// (the last screen, the daemon's log). The first looks come a few milliseconds
+// apart, then each waits twice the last, up to withinCap: many conditions run
+// a process to look (a sotd command, a tmux capture), and at a fixed 5 ms a
+// wait of seconds for a link's death ran hundreds of them, a core's worth of
+// the suite's CPU, which the tests beside it were starved of.
 func Within(within time.Duration, cond func() bool) bool {
-	return WithinEvery(within, 5*time.Millisecond, cond)
+	deadline := time.Now().Add(within)
+	every := 5 * time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(every)
+		every = min(2*every, withinCap)
+	}
+	return true
 }
+
+// withinCap is the longest Within waits between two looks: what a condition
+// that holds is noticed late by, at most.
+const withinCap = 100 * time.Millisecond
 
 // WithinEvery is Within for a cond that costs a process or more to ask (a
 // tmux capture), polled every so often rather than every few milliseconds.

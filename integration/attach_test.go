@@ -24,6 +24,7 @@ const echoRow = `echo ROW-READY; while IFS= read -r l; do echo "got:$l"; done`
 // backend: the entry line says how to detach, the terminal shows the row and
 // types into it, the detach key leaves, and the row runs on.
 func TestAttach(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		backend string
 		entry   []string // any one says how to detach

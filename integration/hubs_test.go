@@ -203,6 +203,7 @@ func (c *campaign) run(b *box, from string, to []string, pace time.Duration, sto
 // "may still be filed" is looked up), and sends succeed again within 5 s of
 // each kill.
 func TestSeveralHubsFaultCampaign(t *testing.T) {
+	t.Parallel()
 	lines, pace := 300, 60*time.Millisecond
 	if testutil.Soak {
 		lines, pace = 2000, 25*time.Millisecond
@@ -358,6 +359,7 @@ func (n *hubNet) restart(name string) {
 // is filed twice, no FAILED line is filed, and each phase ends with lines
 // filed both ways.
 func TestHubSetChangesOneDaemonAtATime(t *testing.T) {
+	t.Parallel()
 	n := newHubNet(t, []string{"ha", "hb"}, []string{"g1", "g2"})
 	write := func(hubs ...string) {
 		text := n.hostsTOML(hubs...)
@@ -481,6 +483,7 @@ func (c *campaign) resilient(b *box, from, to string, stop <-chan struct{}) {
 // TestSharedFolderKeepsOneHub: a second hub of hosts.toml on a comm folder
 // another hub serves already refuses to start, naming that hub and the fix.
 func TestSharedFolderKeepsOneHub(t *testing.T) {
+	t.Parallel()
 	n := newHubNet(t, []string{"ha", "hb"}, nil)
 	n.boxes["hb"].home = n.boxes["ha"].home // one folder, as over NFS
 	text := n.hostsTOML("ha", "hb")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestJoinSendPollThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, "box")
 	b.serve()
 	b.must("alice", "join", "--expertise", "go, storage")
@@ -51,6 +52,7 @@ func TestJoinSendPollThroughTheBinary(t *testing.T) {
 }
 
 func TestSendWithoutDaemonSaysSo(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, "box")
 	b.must("alice", "join")
 	b.must("bob", "join")
@@ -66,6 +68,7 @@ func TestSendWithoutDaemonSaysSo(t *testing.T) {
 }
 
 func TestSendFileBodyFromStdin(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, "box")
 	b.serve()
 	b.must("alice", "join")
@@ -85,6 +88,7 @@ func TestSendFileBodyFromStdin(t *testing.T) {
 // half through their own append (route 1) and half through the daemon's group
 // commit; every line must be there once, whole, with a unique id.
 func TestManyWritersMixedRoutes(t *testing.T) {
+	t.Parallel()
 	const procs = 16
 	each := 60
 	if testutil.Soak {

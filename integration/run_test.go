@@ -40,6 +40,7 @@ func onlyRow(t *testing.T, b *box) string {
 // says how to come back, sotd attach comes back, and the agent's exit ends
 // sotd run with the agent's exit code and removes the row.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"pty", "tmux"} {
 		t.Run(backend, func(t *testing.T) {
 			b := newBox(t, "box")

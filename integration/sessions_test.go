@@ -161,6 +161,7 @@ func TestPlainSessionsOnOneBox(t *testing.T) {
 // terminal whose session moves to another project is refused until --repin; a
 // private self file whose session ended is swept at the next join.
 func TestSessionsInOneProject(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, "box")
 	b.serve()
 	projects := t.TempDir()

@@ -18,6 +18,7 @@ import (
 // how many appends carry them is known exactly: group commit files the pile in
 // one, per-line filing in one each, and a full queue refuses the overflow.
 func TestBatcher(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		maxBatch    int

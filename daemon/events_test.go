@@ -28,6 +28,7 @@ func rowIDs(rs []web.Row) []string {
 // them: each change publishes workspace.changed carrying every row as it is now
 // (the first up to Ready), and a new subscription's snapshot agrees.
 func TestRowsPublishWorkspaceChanged(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, withRows(backendKinds(t)[0].Make(t)))
 	ws, snap := p.subscribe(t)
 	if len(snap.Rows) != 0 {

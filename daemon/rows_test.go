@@ -98,6 +98,7 @@ func hasLine(s wire.PtyScreen, sub string) bool {
 // screen shows the prompt, input reaches it, and despawn ends it and frees the
 // handle.
 func TestRowLife(t *testing.T) {
+	t.Parallel()
 	for _, k := range backendKinds(t) {
 		t.Run(k.Name, func(t *testing.T) {
 			r := startRig(t, withRows(k.Make(t)))
@@ -228,6 +229,7 @@ func TestAgentJoinMoves(t *testing.T) {
 // starts another on the same home: the row is found again, still Ready with its
 // handle, and its runner is recorded again.
 func TestTmuxRowSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -270,6 +272,7 @@ func TestTmuxRowSurvivesRestart(t *testing.T) {
 // bound to the row that held it otherwise, so mail never files to a row that
 // never ran.
 func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
+	t.Parallel()
 	for _, k := range backendKinds(t) {
 		t.Run(k.Name, func(t *testing.T) {
 			r := startRig(t, withRows(k.Make(t)))
@@ -318,6 +321,7 @@ func TestSpawnThatFailsGivesTheHandleBack(t *testing.T) {
 // (60 panes of `echo FATAL; exit 3` with remain-on-exit: 7 showed only "Pane
 // is dead"), which no capture can bring back.
 func TestExitedRowKeepsItsScreen(t *testing.T) {
+	t.Parallel()
 	for _, k := range backendKinds(t) {
 		t.Run(k.Name, func(t *testing.T) {
 			r := startRig(t, withRows(k.Make(t)))

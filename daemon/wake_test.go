@@ -89,6 +89,7 @@ func TestWakeTypesTheNotice(t *testing.T) {
 // row (which outlives its daemon); the next daemon on the home sends Enter
 // alone, although the row's handle has no mail.
 func TestWakeRestartCompletesANotice(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

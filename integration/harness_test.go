@@ -48,6 +48,16 @@ func TestMain(m *testing.M) {
 // of one per CPU leaves a 2-core machine idle through most of them.
 const waitingTests = 4
 
+// parallelUnlessSoak runs t beside the other parallel tests, except at the
+// soak's size: there it is the load the tests beside it would be timed
+// against (sixteen processes sending 500 lines each, 2,000 lines across hub
+// kills), and it runs alone as it always has.
+func parallelUnlessSoak(t *testing.T) {
+	if !testutil.Soak {
+		t.Parallel()
+	}
+}
+
 // box is one comm home as one box sees it.
 type box struct {
 	t     testing.TB

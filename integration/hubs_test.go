@@ -203,7 +203,7 @@ func (c *campaign) run(b *box, from string, to []string, pace time.Duration, sto
 // "may still be filed" is looked up), and sends succeed again within 5 s of
 // each kill.
 func TestSeveralHubsFaultCampaign(t *testing.T) {
-	t.Parallel()
+	parallelUnlessSoak(t)
 	lines, pace := 300, 60*time.Millisecond
 	if testutil.Soak {
 		lines, pace = 2000, 25*time.Millisecond

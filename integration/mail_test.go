@@ -88,7 +88,7 @@ func TestSendFileBodyFromStdin(t *testing.T) {
 // half through their own append (route 1) and half through the daemon's group
 // commit; every line must be there once, whole, with a unique id.
 func TestManyWritersMixedRoutes(t *testing.T) {
-	t.Parallel()
+	parallelUnlessSoak(t)
 	const procs = 16
 	each := 60
 	if testutil.Soak {

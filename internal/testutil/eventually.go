@@ -26,16 +26,7 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 // wait of seconds for a link's death ran hundreds of them, a core's worth of
 // the suite's CPU, which the tests beside it were starved of.
 func Within(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
-	every := 5 * time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(every)
-		every = min(2*every, withinCap)
-	}
-	return true
+	return poll(within, 5*time.Millisecond, func(d time.Duration) time.Duration { return min(2*d, withinCap) }, cond)
 }
 
 // withinCap is the longest Within waits between two looks: what a condition
@@ -45,12 +36,19 @@ const withinCap = 100 * time.Millisecond
 // WithinEvery is Within for a cond that costs a process or more to ask (a
 // tmux capture), polled every so often rather than every few milliseconds.
 func WithinEvery(within, every time.Duration, cond func() bool) bool {
+	return poll(within, every, func(d time.Duration) time.Duration { return d }, cond)
+}
+
+// poll looks at cond until it holds or within has passed, first after every,
+// then after next of the last wait.
+func poll(within, every time.Duration, next func(time.Duration) time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(every)
+		every = next(every)
 	}
 	return true
 }

@@ -75,13 +75,21 @@ func (t *Tmux) Socket() string { return t.srv.socket }
 
 // serverSetup makes every row's pane behave the same whatever tmux's defaults:
 // a dead pane stays (so an exited agent reads as Stopped, its last screen kept),
-// no status line takes a row of the screen, and no row inherits a row identity
-// from the environment of the daemon that started the server.
+// no status line takes a row of the screen, the detach key always detaches,
+// and no row inherits a row identity from the environment of the daemon that
+// started the server.
+//
+// tmux takes keys that reach it less than assume-paste-time apart for pasted
+// text and types them into the pane, past its key bindings: a line and C-b d that
+// arrive in one read (a busy server, an ssh link, a fast typist) sent ^B d to
+// the agent, where Claude Code takes Ctrl-B to send a running command to the
+// background. No one pastes a C-b.
 func serverSetup() [][]string {
 	cmds := [][]string{
 		{"start-server"},
 		{"set-option", "-g", "remain-on-exit", "on"},
 		{"set-option", "-g", "status", "off"},
+		{"set-option", "-g", "assume-paste-time", "0"},
 	}
 	for _, k := range identityEnv {
 		cmds = append(cmds, []string{"set-environment", "-g", "-u", k})

@@ -117,11 +117,20 @@ func newcomer(t *testing.T, claude, codex string) {
 
 	claudeTerm, _ := onTerminal(t, b, alpha, nil, "run", "--", "claude")
 	tr.add(alpha, "sotd run -- claude", "")
-	onTerminal(t, b, beta, nil, "run", "--", "codex")
+	codexTerm, _ := onTerminal(t, b, beta, nil, "run", "--", "codex")
 	tr.add(beta, "sotd run -- codex", "")
 	rowOf := map[string]string{} // handle: row
+	var rowsOut string
+	t.Cleanup(func() {
+		if len(rowOf) < 2 {
+			tail := func(s string) string { return s[max(0, len(s)-4000):] }
+			t.Logf("sotd rows:\n%s\nsotd run -- claude's terminal, its end: %q\nsotd run -- codex's terminal, its end: %q\nsotd serve's log:\n%s",
+				rowsOut, tail(claudeTerm.String()), tail(codexTerm.String()), tail(d.logs.String()))
+		}
+	})
 	testutil.Eventually(t, agentStep, "both rows", func() bool {
-		for _, m := range regexp.MustCompile(`(?m)^(ws-[a-z2-7]{10}) +\S+ +\S+ +@(\S+)`).FindAllStringSubmatch(b.must("", "rows"), -1) {
+		rowsOut = b.must("", "rows")
+		for _, m := range regexp.MustCompile(`(?m)^(ws-[a-z2-7]{10}) +\S+ +\S+ +@(\S+)`).FindAllStringSubmatch(rowsOut, -1) {
 			rowOf[m[2]] = m[1]
 		}
 		return len(rowOf) == 2

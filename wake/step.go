@@ -3,10 +3,10 @@ package wake
 import (
 	"errors"
 	"fmt"
-	"github.com/sotcomm/sotd/metrics"
 	"time"
 
 	"github.com/sotcomm/sotd/filer"
+	"github.com/sotcomm/sotd/metrics"
 	"github.com/sotcomm/sotd/registry"
 )
 

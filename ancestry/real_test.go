@@ -47,7 +47,6 @@ type plan struct {
 }
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
 	if s := os.Getenv(planEnv); s != "" {
 		os.Exit(runHop(s))
 	}

@@ -22,7 +22,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
 	// Every rig's daemon takes its socket from its own home, never from the
 	// environment of whoever runs the tests: cleared once here rather than by
 	// t.Setenv in each rig, which would keep rig tests from running in parallel.

@@ -25,7 +25,6 @@ import (
 const envHelper = "DOCTOR_HELPER"
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
 	switch os.Getenv(envHelper) {
 	case "exit":
 		os.Exit(0)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/ancestry"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry"
 )
 
@@ -103,7 +102,7 @@ func TestSubagentGuardUnderSharedServer(t *testing.T) {
 func TestStopFindsTheSharedServerAmongItsAncestors(t *testing.T) {
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
-		cmd.Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"=server")
+		cmd.Env = append(os.Environ(), helperEnv+"=server")
 		var out strings.Builder
 		cmd.Stdout = &out
 		if err := cmd.Run(); err != nil {

@@ -238,7 +238,7 @@ func TestSotdCommandIsStable(t *testing.T) {
 	}
 	run := func(bin, path string) string {
 		cmd := exec.Command(bin, "-test.run=^TestHelperProcess$")
-		cmd.Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"=sotdcommand", "PATH="+path)
+		cmd.Env = append(os.Environ(), helperEnv+"=sotdcommand", "PATH="+path)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%s: %v", bin, err)

@@ -114,7 +114,7 @@ func TestHelperProcess(t *testing.T) {
 		// Play Codex's shared app-server (this process's argv says so) and run
 		// the Stop hook as its child, with stdout passed through.
 		child := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-		child.Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"=stop")
+		child.Env = append(os.Environ(), helperEnv+"=stop")
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
 		if err := child.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -20,7 +20,8 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 func TestFingerprintOfIsTheDocumentedFormat(t *testing.T) {
@@ -173,7 +174,7 @@ func TestLoadRaceAcrossProcesses(t *testing.T) {
 	cmds := make([]*exec.Cmd, n)
 	for i := range cmds {
 		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestHelperLoad$")
-		cmds[i].Env = append(os.Environ(), testutil.RaceEnv(), helperEnv+"="+dir)
+		cmds[i].Env = append(os.Environ(), helperEnv+"="+dir)
 		cmds[i].Stdout = &outs[i]
 		cmds[i].Stderr = &outs[i]
 	}

@@ -25,7 +25,6 @@ import (
 var sotdBin string
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(runHelper())
 	}

@@ -1,6 +1,10 @@
 package machine
 
-import "testing"
+import (
+	"testing"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
+)
 
 // A known fact is read once per process; an unknown one is read again at the
 // next ask, so a fact that appears later (a machine id written after boot) is

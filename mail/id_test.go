@@ -3,6 +3,8 @@ package mail
 import (
 	"testing"
 	"time"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 func TestNewIDSortsByTimeAndIsUnique(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 // scrape reads /metrics as a real client does and returns each sample's value

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/sotcomm/sotd/home"
-	"github.com/sotcomm/sotd/internal/testutil"
 	"github.com/sotcomm/sotd/registry/reglock"
 )
 
@@ -186,7 +185,7 @@ func TestUpdateBlockedByALiveHolderWritesNothing(t *testing.T) {
 	h := newHome(t)
 	b, fi := mustRead(t, h.Registry())
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHolder$")
-	cmd.Env = append(os.Environ(), testutil.RaceEnv(), "REGISTRY_HELPER_HOME="+h.Dir)
+	cmd.Env = append(os.Environ(), "REGISTRY_HELPER_HOME="+h.Dir)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +236,7 @@ func TestConcurrentUpdatesFromProcessesAllLand(t *testing.T) {
 	cmds := make([]*exec.Cmd, procs)
 	for i := range cmds {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpdater$")
-		cmd.Env = append(os.Environ(), testutil.RaceEnv(), "REGISTRY_HELPER_HOME="+h.Dir, "REGISTRY_HELPER_ID="+strconv.Itoa(i), "REGISTRY_HELPER_N="+strconv.Itoa(each))
+		cmd.Env = append(os.Environ(), "REGISTRY_HELPER_HOME="+h.Dir, "REGISTRY_HELPER_ID="+strconv.Itoa(i), "REGISTRY_HELPER_N="+strconv.Itoa(each))
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {

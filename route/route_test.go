@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sotcomm/sotd/wire"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 func TestFor(t *testing.T) {

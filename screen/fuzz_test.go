@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 // FuzzParse: Parse never panics, a screen it accepts has the shape its

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 func start(t *testing.T) *Server {

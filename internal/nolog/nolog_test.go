@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+
+	_ "github.com/sotcomm/sotd/internal/raceexit" // exits without the race detector's second of sleep
 )
 
 func TestOr(t *testing.T) {

@@ -20,13 +20,12 @@ type Helper struct {
 }
 
 // StartHelper runs TestHelperProcess of this test binary in a child process
-// with env added (and RaceEnv, so that its exit is not a second late), and
-// waits for its first stdout line. The child is killed at
+// with env added, and waits for its first stdout line. The child is killed at
 // the test's end if it is still running.
 func StartHelper(t testing.TB, env ...string) *Helper {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(append(os.Environ(), RaceEnv()), env...)
+	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +56,7 @@ func StartHelper(t testing.TB, env ...string) *Helper {
 func ReapedPID(t testing.TB, env ...string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), RaceEnv()), env...)
+	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the helper process that should exit at once: %v", err)
 	}

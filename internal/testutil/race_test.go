@@ -7,13 +7,6 @@ import (
 	"testing"
 )
 
-func TestRaceEnvKeepsTheCallersOptions(t *testing.T) {
-	t.Setenv("GORACE", "halt_on_error=1")
-	if got := RaceEnv(); got != "GORACE=halt_on_error=1 atexit_sleep_ms=0" {
-		t.Fatalf("RaceEnv() = %q", got)
-	}
-}
-
 // TestAtLeastParallel raises a -test.parallel the command line left alone, and
 // never lowers one.
 func TestAtLeastParallel(t *testing.T) {

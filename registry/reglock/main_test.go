@@ -13,8 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sotcomm/sotd/internal/testutil"
 )
 
 // The helper processes the multi-process tests start: this test binary again,
@@ -28,7 +26,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	testutil.QuickRaceExit()
 	if mode := os.Getenv(envHelper); mode != "" {
 		os.Exit(helper(mode))
 	}

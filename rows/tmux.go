@@ -79,11 +79,12 @@ func (t *Tmux) Socket() string { return t.srv.socket }
 // and no row inherits a row identity from the environment of the daemon that
 // started the server.
 //
-// tmux takes keys that reach it less than assume-paste-time apart for pasted
-// text and types them into the pane, past its key bindings: a line and C-b d that
-// arrive in one read (a busy server, an ssh link, a fast typist) sent ^B d to
-// the agent, where Claude Code takes Ctrl-B to send a running command to the
-// background. No one pastes a C-b.
+// tmux takes keys it handles less than assume-paste-time (1 ms) apart for
+// pasted text and types them into the pane, past its key bindings: a line and
+// C-b d handled back to back (one read of a fast typist's keys or of an ssh
+// link's, or keys queued on a busy server) sent ^B d to the agent, where
+// Claude Code takes Ctrl-B to send a running command to the background, and
+// left the person attached. No one pastes a C-b.
 func serverSetup() [][]string {
 	cmds := [][]string{
 		{"start-server"},

@@ -19,10 +19,8 @@ import (
 	"strings"
 )
 
-// env is GORACE with the sleep off and the caller's own options kept.
-func env() string {
-	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")
-}
+// setting is GORACE with the sleep off and the caller's own options kept.
+func setting() string { return strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0") }
 
 // quick reports whether GORACE already says how long to sleep at exit; a
 // caller's own choice is kept.

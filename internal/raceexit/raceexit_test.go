@@ -10,8 +10,8 @@ import (
 
 func TestEnvKeepsTheCallersOptions(t *testing.T) {
 	t.Setenv("GORACE", "halt_on_error=1")
-	if got := env(); got != "GORACE=halt_on_error=1 atexit_sleep_ms=0" {
-		t.Fatalf("env() = %q", got)
+	if got := setting(); got != "halt_on_error=1 atexit_sleep_ms=0" {
+		t.Fatalf("setting() = %q", got)
 	}
 }
 
